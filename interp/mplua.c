@@ -1,0 +1,140 @@
+/*
+** The embedding API (mplua.h): what main.c, or any C host, uses to run an
+** mplua rank. Everything below it (mp, ad) knows nothing of prompts.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "lualib.h"
+#include "lad.h"
+#include "mpb.h"
+#include "mplua.h"
+
+static const char *progname = "mplua";
+
+/* os.exit on rank 0 ends every rank: stop a running task, tell the workers. */
+static int leader_exit(lua_State *L) {
+  int status;
+  if (lua_isboolean(L, 1)) status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
+  else status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  mpb_state *st = mpb_get(L);
+  if (st->in_task) {
+    mpb_abort_begin(st);
+    mpb_resync(L, st);
+  }
+  fflush(stdout);
+  mpb_task_exit(st, status);
+  mpb_stop(L);
+  exit(status);
+  return 0;
+}
+
+static int open_all(lua_State *L) {
+  int use_mpi = (int)lua_tointeger(L, 1);
+  int *argc = lua_touserdata(L, 2);
+  char ***argv = lua_touserdata(L, 3);
+  luaL_openlibs(L);
+  if (!mpb_start(L, use_mpi, argc, argv)) return luaL_error(L, "cannot start MPI");
+  luaL_requiref(L, "mp", luaopen_mp, 1);
+  luaL_requiref(L, "ad", luaopen_ad, 1);
+  lua_pop(L, 2);
+  /* lib/ (optimizers, samplers) is found without configuration */
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  lua_pushfstring(L, "%s;%s/?.lua", lua_tostring(L, -1), MPLUA_LIBDIR);
+  lua_setfield(L, -3, "path");
+  lua_pop(L, 2);
+  if (mpb_get(L)->rank == 0) {
+    lua_getglobal(L, "os");
+    lua_pushcfunction(L, leader_exit);
+    lua_setfield(L, -2, "exit");
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
+  if (argv && *argv && (*argv)[0] && (*argv)[0][0]) progname = (*argv)[0];
+  setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
+  lua_State *L = luaL_newstate();
+  if (!L) {
+    fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);
+    return NULL;
+  }
+  lua_pushcfunction(L, open_all);
+  lua_pushinteger(L, use_mpi);
+  lua_pushlightuserdata(L, argc);
+  lua_pushlightuserdata(L, argv);
+  if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
+    fprintf(stderr, "%s: %s\n", progname, lua_tostring(L, -1));
+    lua_close(L);
+    return NULL;
+  }
+  return L;
+}
+
+int mplua_rank(lua_State *L) { return mpb_get(L)->rank; }
+int mplua_size(lua_State *L) { return mpb_get(L)->size; }
+
+void mplua_set_batch(lua_State *L, int on) { mpb_get(L)->batch = on; }
+
+void mplua_report(lua_State *L, int status) {
+  if (status != LUA_OK) {
+    const char *msg = lua_tostring(L, -1);
+    if (!msg) msg = "(error object is not a string)";
+    fflush(stdout);
+    fprintf(stderr, "%s: %s\n", progname, msg);
+    fflush(stderr);
+    lua_pop(L, 1);
+  }
+}
+
+int mplua_docall(lua_State *L, int nargs, int nres) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, mpb_msgh);
+  lua_insert(L, base);
+  int status = lua_pcall(L, nargs, nres, base);
+  lua_remove(L, base);
+  return status;
+}
+
+int mplua_run_all(lua_State *L, const char *file) {
+  lua_getglobal(L, "mp");
+  lua_getfield(L, -1, "include");
+  lua_remove(L, -2);
+  lua_pushstring(L, file);
+  int status = mplua_docall(L, 1, 0);
+  mplua_report(L, status);
+  return status == LUA_OK ? 0 : 1;
+}
+
+static int worker_main(lua_State *L) {
+  lua_pushinteger(L, mpb_worker_loop(L, mpb_get(L)));
+  return 1;
+}
+
+int mplua_worker(lua_State *L) {
+  lua_pushcfunction(L, worker_main);
+  if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
+    /* the loop itself failed (out of memory): nothing can resynchronize */
+    fprintf(stderr, "%s: [rank %d] worker loop failed: %s\n", progname, mplua_rank(L),
+            lua_tostring(L, -1));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int status = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return status;
+}
+
+int mplua_close(lua_State *L, int status) {
+  if (!L) return status;
+  fflush(stdout);
+  mpb_state *st = mpb_get(L);
+  if (st->rank == 0) mpb_task_exit(st, status);
+  lua_close(L); /* the runtime's __gc finalizes MPI */
+  return status;
+}
+
+MPI_Comm mplua_comm(lua_State *L) { return mpb_get(L)->ccomm; }

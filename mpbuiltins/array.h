@@ -1,0 +1,87 @@
+/*
+** Typed n-dimensional arrays ("mp.Array" userdata): the one numeric bulk type
+** shared by messages, collectives and the ad binding. No MPI here.
+**
+** Layout: column-major (first index varies fastest, as in Fortran, Yorick and
+** Julia), 1-based in Lua. `a[i]` is flat element i.
+**
+** Storage: an array either owns its elements (allocated with the userdata) or
+** is a view into memory owned by another Lua object (a received message, a
+** parent array); the owner is kept alive in the array's user value, so a view
+** never dangles.
+*/
+#ifndef MPB_ARRAY_H
+#define MPB_ARRAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lua.h"
+
+#define MPB_ARRAY_MT "mp.Array"
+#define MPB_ARRAY_MAXDIM 8
+
+typedef enum { MPB_F64 = 0, MPB_F32, MPB_I64, MPB_I32, MPB_U8, MPB_NDTYPE } mpb_dtype;
+
+typedef struct mpb_array {
+  void *data;        /* element 1 (flat), suitably aligned for dtype */
+  int64_t n;         /* number of elements (product of dims; 0 allowed) */
+  int ndim;          /* 1..MPB_ARRAY_MAXDIM */
+  int dtype;         /* mpb_dtype */
+  int64_t dims[MPB_ARRAY_MAXDIM];
+} mpb_array;
+
+/* Size in bytes of one element of dtype, or 0 for an invalid dtype. */
+size_t mpb_dtype_size(int dtype);
+/* "f64", "f32", ... ; NULL for an invalid dtype. */
+const char *mpb_dtype_name(int dtype);
+/* dtype from its name, or -1. */
+int mpb_dtype_from_name(const char *name);
+
+/* Push a new zero-filled array owning its storage; returns it. Raises on a
+** bad shape (negative dims, too many dims, overflow). */
+mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims);
+/* Push a view on `data` whose memory is owned by the Lua value at owner_idx
+** (kept alive as the view's user value). `data` must stay valid while the
+** owner lives. */
+mpb_array *mpb_array_view(lua_State *L, int owner_idx, void *data, int dtype,
+                          int ndim, const int64_t *dims);
+/* The array at idx, or NULL if it is not one. */
+mpb_array *mpb_array_test(lua_State *L, int idx);
+/* The array at idx, or raises a standard argument error. */
+mpb_array *mpb_array_check(lua_State *L, int idx);
+/* Element i (0-based flat) as a double / set from a double (with the dtype's
+** conversion). No bounds check: callers check. */
+double mpb_array_getd(const mpb_array *a, int64_t i);
+void mpb_array_setd(mpb_array *a, int64_t i, double v);
+
+/* Registers the metatable and adds mp.array (and friends) to the table on top
+** of the stack. */
+void mpb_open_array(lua_State *L);
+
+/* ---- Added by the array module (additions only; the above is the contract) */
+
+/* Number of elements of that shape, or -1 if the dtype or shape is invalid
+** (ndim outside 1..MPB_ARRAY_MAXDIM, a negative dim, or a size beyond 2^50
+** bytes). Never raises: the wire decoder validates shapes with it. */
+int64_t mpb_array_count(int dtype, int ndim, const int64_t *dims);
+/* Size of a's elements in bytes (n * element size). */
+size_t mpb_array_bytes(const mpb_array *a);
+/* Push element i (0-based flat) as a Lua number: an integer for i64, i32 and
+** u8, a float for f64 and f32. No bounds check. */
+void mpb_array_pushelem(lua_State *L, const mpb_array *a, int64_t i);
+/* Store the Lua value at idx into element i (0-based, not bounds checked)
+** with the checked conversion rules (README: 1.5 into an integer dtype, 300
+** into u8, a string... are refused). Returns NULL, or an error message that
+** it pushed on the stack (the caller raises, e.g. with luaL_argerror). */
+const char *mpb_array_storev(lua_State *L, mpb_array *a, int64_t i, int idx);
+/* Copy src's elements into dst (same n) converting with the same rules.
+** Returns NULL, or a pushed error message naming the element. */
+const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src);
+/* Push the "mp.Array" metatable, creating it on first use (so arrays work
+** even before mpb_open_array, e.g. in the wire unit tests). */
+void mpb_array_pushmt(lua_State *L);
+/* Note on mpb_array_setd (C callers, never raises): integer dtypes truncate
+** toward zero and saturate at their range (nan stores 0); f32 overflows to
+** +-inf. Lua code always goes through the checked rules instead. */
+
+#endif

@@ -1,0 +1,396 @@
+/*
+** Point-to-point messages: mp.send, mp.recv, mp.probe, and the machinery the
+** tree operations and collectives share (per-channel, per-sender inboxes).
+**
+** mp.send hands an encoded copy to MPI (MPI_Isend) and returns: the sender
+** may change its tables at once, and while any rank waits it keeps receiving
+** into its inboxes, so symmetric exchanges never deadlock. Typed arrays of
+** MPB_WIRE_EXTMIN bytes or more are sent in place (no copy) and the send
+** waits for completion, since the caller may write the array afterwards.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpb.h"
+#include "wire.h"
+
+/* -------------------------------------------------------------- queues */
+void mpb_queue_push(mpb_queue *q, mpb_msg *m) {
+  m->next = NULL;
+  if (q->tail) q->tail->next = m;
+  else q->head = m;
+  q->tail = m;
+}
+
+mpb_msg *mpb_queue_pop(mpb_queue *q) {
+  mpb_msg *m = q->head;
+  if (m) {
+    q->head = m->next;
+    if (!q->head) q->tail = NULL;
+  }
+  return m;
+}
+
+void mpb_queue_clear(mpb_queue *q) {
+  mpb_msg *m;
+  while ((m = mpb_queue_pop(q))) free(m);
+}
+
+mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
+  return &st->inbox[chan * st->size + src];
+}
+
+static int64_t msg_task(const mpb_msg *m) {
+  mpb_uhdr h;
+  memcpy(&h, m->buf, sizeof h);
+  return h.task;
+}
+
+void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
+  st->recvd_from[m->src]++;
+  if (m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN ||
+      msg_task(m) < st->task) {
+    if (m->chan == MPB_CH_USER) st->dropped++;
+    free(m);
+    return;
+  }
+  m->seq = ++st->seq;
+  if (m->chan == MPB_CH_USER) st->user_arrivals++;
+  mpb_queue_push(mpb_inbox(st, m->chan, m->src), m);
+}
+
+void mpb_inbox_clear(mpb_state *st, int all) {
+  for (int i = 0; i < st->size * MPB_NCHAN; i++) {
+    mpb_queue *q = &st->inbox[i], keep = {NULL, NULL};
+    mpb_msg *m;
+    while ((m = mpb_queue_pop(q))) {
+      if (!all && msg_task(m) >= st->task) {
+        mpb_queue_push(&keep, m);
+      } else {
+        if (i < st->size) st->dropped++; /* MPB_CH_USER == 0 */
+        free(m);
+      }
+    }
+    *q = keep;
+  }
+}
+
+/* -------------------------------------------------------------- checks */
+void mpb_check_rank(lua_State *L, mpb_state *st, int arg, lua_Integer r,
+                    const char *fname) {
+  if (r < 0 || r >= st->size)
+    luaL_error(L, "bad argument #%d to 'mp.%s' ([rank %d/%d] rank %I out of range 0..%d)",
+               arg, fname, st->rank, st->size, (LUAI_UACINT)r, st->size - 1);
+}
+
+void mpb_check_task(lua_State *L, mpb_state *st, const char *fname) {
+  mpb_check_abort(L, st);
+  if (!st->in_task)
+    luaL_error(L, "mp.%s: [rank %d/%d] not inside a parallel task (start one with mp.exec)",
+               fname, st->rank, st->size);
+}
+
+/* ------------------------------------------------------------- sending */
+struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
+                                int arg, size_t hdrlen) {
+  char err[MPB_ERRLEN];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  int bidx = lua_gettop(L);
+  if (!mpb_wbuf_reserve(b, hdrlen)) luaL_error(L, "mp.%s: out of memory", fname);
+  b->len += hdrlen;
+  if (mpb_wire_encode(L, first, n, b, bidx, err, sizeof err) != 0) {
+    mpb_state *st = mpb_get(L);
+    if (arg > 0)
+      luaL_error(L, "bad argument #%d to 'mp.%s' ([rank %d/%d] %s)", arg, fname, st->rank,
+                 st->size, err);
+    luaL_error(L, "mp.%s: [rank %d/%d] %s", fname, st->rank, st->size, err);
+  }
+  return b;
+}
+
+static int below_max(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->send_bytes <= MPB_PENDING_MAX_BYTES;
+}
+
+static int send_gone(mpb_state *st, void *ud) {
+  uint64_t id = *(uint64_t *)ud;
+  for (mpb_send *s = st->sends; s; s = s->next)
+    if (s->id == id) return 0;
+  return 1;
+}
+
+int mpb_sends_done(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->sends == NULL;
+}
+
+static void push_send(mpb_state *st, mpb_send *s) {
+  s->next = st->sends;
+  st->sends = s;
+  st->send_bytes += s->len;
+  st->sent_to[s->dst]++;
+}
+
+/* Zero-copy path: an MPI datatype splicing inline bytes and array elements. */
+static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
+                          mpb_wbuf *b, int bidx) {
+  int nb = 2 * b->nseg + 1, k = 0;
+  int *lens = malloc(sizeof(int) * (size_t)nb);
+  MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)nb);
+  if (!lens || !disp) {
+    free(lens), free(disp);
+    luaL_error(L, "mp.send: out of memory");
+  }
+  size_t at = 0;
+  for (int i = 0; i <= b->nseg; i++) {
+    size_t end = i < b->nseg ? b->seg[i].at : b->len;
+    if (end > at) {
+      lens[k] = (int)(end - at);
+      MPI_Get_address(b->data + at, &disp[k++]);
+    }
+    at = end;
+    if (i < b->nseg && b->seg[i].len) {
+      lens[k] = (int)b->seg[i].len;
+      MPI_Get_address(b->seg[i].ptr, &disp[k++]);
+    }
+  }
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(k, lens, disp, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  free(lens), free(disp);
+  mpb_send *s = malloc(sizeof *s);
+  if (!s) {
+    MPI_Type_free(&t);
+    luaL_error(L, "mp.send: out of memory");
+  }
+  s->buf = NULL;
+  s->len = b->len + b->extlen;
+  s->dst = dst;
+  s->id = ++st->send_ids;
+  lua_pushvalue(L, bidx);
+  s->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  MPI_Isend(MPI_BOTTOM, 1, t, dst, chan, st->user, &s->req);
+  MPI_Type_free(&t);
+  push_send(st, s);
+  uint64_t id = s->id;
+  mpb_wait(L, st, send_gone, &id, 0);
+}
+
+/* Send len bytes (a whole message, header first) to dst on chan. Takes buf
+** (malloc'ed) when own, else copies it. */
+void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf,
+                         size_t len, int own) {
+  if (dst == st->rank || !st->use_mpi) {
+    mpb_msg *m = malloc(sizeof *m + len);
+    if (!m) {
+      if (own) free(buf);
+      luaL_error(L, "mp: out of memory");
+      return;
+    }
+    memcpy(m->buf, buf, len);
+    if (own) free(buf);
+    m->src = st->rank;
+    m->chan = chan;
+    m->len = len;
+    st->sent_to[dst]++;
+    mpb_user_arrived(st, m);
+    return;
+  }
+  mpb_send *s = malloc(sizeof *s);
+  char *copy = own ? buf : malloc(len ? len : 1);
+  if (!s || !copy) {
+    free(s);
+    free(copy);
+    luaL_error(L, "mp: out of memory");
+  }
+  if (!own) memcpy(copy, buf, len);
+  s->buf = copy;
+  s->ref = LUA_NOREF;
+  s->len = len;
+  s->dst = dst;
+  s->id = ++st->send_ids;
+  MPI_Isend(copy, (int)len, MPI_BYTE, dst, chan, st->user, &s->req);
+  push_send(st, s);
+  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+}
+
+void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                   int last) {
+  int bidx = lua_gettop(L); /* b's userdata is on top (mpb_encode_msg) */
+  mpb_uhdr h = {st->task, 0, 0};
+  memcpy(b->data, &h, sizeof h);
+  if (b->nseg) {
+    if (dst != st->rank && st->use_mpi) {
+      send_segments(L, st, dst, chan, b, bidx);
+      return;
+    }
+    size_t total = b->len + b->extlen;
+    char *flat = malloc(total);
+    if (!flat) luaL_error(L, "mp: out of memory");
+    mpb_wbuf_flatten(b, flat);
+    mpb_user_send_bytes(L, st, dst, chan, flat, total, 1);
+    return;
+  }
+  if (last) {
+    size_t len;
+    char *buf = mpb_wbuf_steal(b, &len);
+    mpb_user_send_bytes(L, st, dst, chan, buf, len, 1);
+  } else {
+    mpb_user_send_bytes(L, st, dst, chan, b->data, b->len, 0);
+  }
+}
+
+/* ----------------------------------------------------------- receiving */
+typedef struct { int chan, src; } take_arg;
+
+static mpb_queue *oldest(mpb_state *st, int chan, int src) {
+  if (src >= 0) {
+    mpb_queue *q = mpb_inbox(st, chan, src);
+    return q->head ? q : NULL;
+  }
+  mpb_queue *best = NULL;
+  for (int r = 0; r < st->size; r++) {
+    mpb_queue *q = mpb_inbox(st, chan, r);
+    if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
+  }
+  return best;
+}
+
+static int have_msg(mpb_state *st, void *ud) {
+  take_arg *a = ud;
+  return oldest(st, a->chan, a->src) != NULL;
+}
+
+mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname) {
+  take_arg a = {chan, src};
+  if (!oldest(st, chan, src)) {
+    mpb_poll(st);
+    if (!oldest(st, chan, src)) {
+      if (src == st->rank || st->size == 1)
+        luaL_error(L, "mp.%s: [rank %d/%d] would wait forever: no message from %s is queued",
+                   fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
+      mpb_wait(L, st, have_msg, &a, 0);
+    }
+  }
+  mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
+  if (chan == MPB_CH_USER) st->user_taken++;
+  return m;
+}
+
+typedef struct { mpb_msg *m; } blob;
+
+static int blob_gc(lua_State *L) {
+  blob *b = lua_touserdata(L, 1);
+  free(b->m);
+  b->m = NULL;
+  return 0;
+}
+
+int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
+  blob *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->m = NULL; /* inert until it owns m */
+  if (luaL_newmetatable(L, "mp.Blob")) {
+    lua_pushcfunction(L, blob_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  b->m = m;
+  int bidx = lua_gettop(L);
+  char err[MPB_ERRLEN];
+  int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), m->len - sizeof(mpb_uhdr), bidx,
+                          err, sizeof err);
+  if (n < 0)
+    luaL_error(L, "mp.%s: [rank %d/%d] malformed message from rank %d: %s", fname,
+               st->rank, st->size, m->src, err);
+  lua_remove(L, bidx); /* views into it keep it alive */
+  return n;
+}
+
+/* ------------------------------------------------------------ Lua API */
+static int send(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  int n = lua_gettop(L) - 1;
+  mpb_check_task(L, st, "send");
+  if (lua_istable(L, 1)) {
+    lua_Integer nd = luaL_len(L, 1);
+    for (lua_Integer i = 1; i <= nd; i++) {
+      lua_geti(L, 1, i);
+      int ok;
+      lua_Integer r = lua_tointegerx(L, -1, &ok);
+      if (!ok) luaL_error(L, "bad argument #1 to 'mp.send' (rank list item %I is not an integer)", (LUAI_UACINT)i);
+      mpb_check_rank(L, st, 1, r, "send");
+      lua_pop(L, 1);
+    }
+    mpb_wbuf *b = mpb_encode_msg(L, 2, n, "send", 2, sizeof(mpb_uhdr));
+    for (lua_Integer i = 1; i <= nd; i++) {
+      lua_geti(L, 1, i);
+      int r = (int)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      mpb_user_send(L, st, r, MPB_CH_USER, b, i == nd);
+      st->user_sent++;
+    }
+    return 0;
+  }
+  lua_Integer r = luaL_checkinteger(L, 1);
+  mpb_check_rank(L, st, 1, r, "send");
+  mpb_wbuf *b = mpb_encode_msg(L, 2, n, "send", 2, sizeof(mpb_uhdr));
+  mpb_user_send(L, st, (int)r, MPB_CH_USER, b, 1);
+  st->user_sent++;
+  return 0;
+}
+
+static int recv(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  mpb_check_task(L, st, "recv");
+  int src = -1;
+  if (!lua_isnoneornil(L, 1)) {
+    lua_Integer r = luaL_checkinteger(L, 1);
+    mpb_check_rank(L, st, 1, r, "recv");
+    src = (int)r;
+  }
+  lua_settop(L, 0);
+  mpb_msg *m = mpb_user_take(L, st, MPB_CH_USER, src, "recv");
+  if (src < 0) lua_pushinteger(L, m->src);
+  return mpb_push_msg(L, st, m, "recv") + (src < 0);
+}
+
+typedef struct { uint64_t since; } probe_arg;
+
+static int any_queued(mpb_state *st, void *ud) {
+  (void)ud;
+  return oldest(st, MPB_CH_USER, -1) != NULL;
+}
+
+static int new_arrival(mpb_state *st, void *ud) {
+  return st->user_arrivals > ((probe_arg *)ud)->since;
+}
+
+static int probe(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_Integer mode = luaL_optinteger(L, 1, 0);
+  luaL_argcheck(L, mode >= 0 && mode <= 2, 1, "mode must be 0, 1 or 2");
+  mpb_check_task(L, st, "probe");
+  probe_arg a = {st->user_arrivals};
+  mpb_poll(st);
+  if (mode == 1 && !any_queued(st, NULL)) {
+    if (st->size == 1) luaL_error(L, "mp.probe: [rank 0/1] would wait forever: nothing can arrive");
+    mpb_wait(L, st, any_queued, NULL, 0);
+  } else if (mode == 2 && !new_arrival(st, &a)) {
+    if (st->size == 1) luaL_error(L, "mp.probe: [rank 0/1] would wait forever: nothing can arrive");
+    mpb_wait(L, st, new_arrival, &a, 0);
+  }
+  lua_newtable(L);
+  int k = 0;
+  for (int r = 0; r < st->size; r++)
+    if (mpb_inbox(st, MPB_CH_USER, r)->head) {
+      lua_pushinteger(L, r);
+      lua_rawseti(L, -2, ++k);
+    }
+  return 1;
+}
+
+void mpb_open_p2p(lua_State *L) {
+  static const luaL_Reg funcs[] = {{"send", send}, {"recv", recv}, {"probe", probe}, {NULL, NULL}};
+  luaL_setfuncs(L, funcs, 0);
+}

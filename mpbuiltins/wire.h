@@ -1,0 +1,85 @@
+/*
+** The wire codec: Lua values <-> bytes (DESIGN.md section 6). No MPI here.
+**
+** A message body is: a format byte, a value count, then the values. Tables
+** keep shared and cyclic references; functions travel as bytecode plus their
+** upvalues (Lua functions recursively, C functions of the standard library and
+** of the mp/ad modules by name, the sender's globals as "_ENV of the
+** receiver"); typed arrays as a small header plus their raw, 8-byte-aligned
+** elements. The decoder checks every length, count and depth.
+*/
+#ifndef MPB_WIRE_H
+#define MPB_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lua.h"
+
+/* A growable byte buffer owned by a Lua userdata ("mp.WBuf"), so that an error
+** raised while it is alive leaks nothing: the GC frees it. */
+typedef struct mpb_wseg {
+  size_t at;         /* insert after this many inline bytes */
+  const void *ptr;   /* external bytes (a typed array's elements) */
+  size_t len;
+} mpb_wseg;
+
+typedef struct mpb_wbuf {
+  char *data;        /* inline bytes */
+  size_t len, cap;
+  mpb_wseg *seg;     /* external segments, in increasing `at` order */
+  int nseg, segcap;
+  size_t extlen;     /* sum of seg[i].len */
+} mpb_wbuf;
+
+/* Push a new empty buffer userdata; returns it. */
+mpb_wbuf *mpb_wbuf_push(lua_State *L);
+/* The buffer userdata at idx, or raises. */
+mpb_wbuf *mpb_wbuf_check(lua_State *L, int idx);
+/* Make room for n more bytes; returns a pointer to the free space at data+len
+** (the caller advances len), or NULL when out of memory. */
+char *mpb_wbuf_reserve(mpb_wbuf *b, size_t n);
+/* Take ownership of the bytes out of b (b becomes empty); the caller frees
+** the result with free(). */
+char *mpb_wbuf_steal(mpb_wbuf *b, size_t *len);
+
+/* The logical message is the inline bytes with each external segment spliced
+** in at its `at` position; its length is len + extlen. Typed arrays of at
+** least MPB_WIRE_EXTMIN bytes are not copied but referenced as segments (the
+** arrays are kept alive in the buffer userdata's user value until it is
+** collected), so a sender can hand the pieces to MPI without a copy. */
+#define MPB_WIRE_EXTMIN 4096
+/* Copy the logical message into dst (len + extlen bytes). */
+void mpb_wbuf_flatten(const mpb_wbuf *b, char *dst);
+
+/* Append the encoding of the n values at stack slots first..first+n-1 to b.
+** Returns 0, or -1 with a message in err naming what could not be sent and
+** where, e.g. "cannot send a userdata (at value #2 [3].x)". The stack is left
+** as it was. Lua memory errors may still be raised (b stays owned by its
+** userdata). */
+int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx,
+                    char *err, size_t errlen);
+/* bidx: stack index of b's userdata (external segments are anchored there). */
+
+/* Decode a whole message body, pushing its values; returns their count, or -1
+** with a message in err ("truncated string at byte 17") and nothing pushed.
+** owner_idx: stack index of a Lua value owning `buf` (typed arrays become
+** views into it, no copy), or 0 to copy array data. */
+int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx,
+                    char *err, size_t errlen);
+
+/* Limits checked on both sides. */
+#define MPB_WIRE_MAXDEPTH 200
+
+/* ---- Added by the wire module (additions only) */
+
+/* The first byte of every message body (the format version). */
+#define MPB_WIRE_FORMAT 1
+/* Empty b for reuse, keeping its allocation (a sender reusing one buffer per
+** peer avoids a malloc per message); drops the anchored arrays of the user
+** value of b's userdata at bidx (0: leave the user value alone). */
+void mpb_wbuf_reset(lua_State *L, mpb_wbuf *b, int bidx);
+/* Note on mpb_wbuf_steal: when b has external segments, the result is the
+** flattened logical message (len + extlen bytes, one copy); otherwise the
+** inline bytes themselves (no copy). NULL when out of memory (b unchanged). */
+
+#endif

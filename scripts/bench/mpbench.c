@@ -1,0 +1,129 @@
+/*
+** mpbench: an mplua host with a `bench` module of raw-MPI kernels, so that a
+** benchmark script runs the raw baseline and the mp version in the same job,
+** interleaved. Usage: mpiexec -n N build/mpbench SCRIPT.lua [args]
+** The kernels are C functions of a loaded module, so mp.exec ships them by
+** name: `mp.exec(bench.pingpong, 1000, 8)` runs raw MPI on every rank.
+** Each kernel returns seconds per iteration on rank 0.
+*/
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "mplua.h"
+
+/* bench.pingpong(iters, bytes): rank 0 <-> rank 1 round trips. */
+static int pingpong(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int bytes = (int)luaL_optinteger(L, 2, 8);
+  MPI_Comm c = mplua_comm(L);
+  int r;
+  MPI_Comm_rank(c, &r);
+  char *buf = calloc((size_t)bytes + 1, 1);
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters && r < 2; i++) {
+    if (r == 0) {
+      MPI_Send(buf, bytes, MPI_BYTE, 1, 0, c);
+      MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, c, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, c, MPI_STATUS_IGNORE);
+      MPI_Send(buf, bytes, MPI_BYTE, 0, 0, c);
+    }
+  }
+  t = MPI_Wtime() - t;
+  free(buf);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
+/* bench.stream(iters, bytes): rank 0 sends `bytes` to rank 1, which answers
+** with one byte (so the time covers delivery). */
+static int stream(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int bytes = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  int r;
+  MPI_Comm_rank(c, &r);
+  char *buf = calloc((size_t)bytes + 1, 1);
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters && r < 2; i++) {
+    if (r == 0) {
+      MPI_Send(buf, bytes, MPI_BYTE, 1, 0, c);
+      MPI_Recv(buf, 1, MPI_BYTE, 1, 0, c, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, c, MPI_STATUS_IGNORE);
+      MPI_Send(buf, 1, MPI_BYTE, 0, 0, c);
+    }
+  }
+  t = MPI_Wtime() - t;
+  free(buf);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
+/* bench.allreduce(iters, n): MPI_Allreduce of n doubles (sum). */
+static int allreduce(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int n = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  double *a = calloc((size_t)n + 1, sizeof *a), *b = calloc((size_t)n + 1, sizeof *b);
+  for (int i = 0; i < n; i++) a[i] = i;
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, c);
+  t = MPI_Wtime() - t;
+  free(a);
+  free(b);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
+/* bench.barrier(iters): MPI_Barrier, the raw floor for a task round trip. */
+static int barrier(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  MPI_Comm c = mplua_comm(L);
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) MPI_Barrier(c);
+  lua_pushnumber(L, (MPI_Wtime() - t) / iters);
+  return 1;
+}
+
+static int open_bench(lua_State *L) {
+  static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"stream", stream},
+                                   {"allreduce", allreduce}, {"barrier", barrier},
+                                   {NULL, NULL}};
+  luaL_newlib(L, funcs);
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: mpiexec -n N mpbench SCRIPT.lua [args]\n");
+    return 1;
+  }
+  lua_State *L = mplua_open(&argc, &argv, 1);
+  if (!L) return 1;
+  luaL_requiref(L, "bench", open_bench, 1);
+  lua_pop(L, 1);
+  int status = 0;
+  if (mplua_rank(L) != 0) return mplua_close(L, mplua_worker(L));
+  lua_createtable(L, argc, 0);
+  for (int i = 2; i < argc; i++) {
+    lua_pushstring(L, argv[i]);
+    lua_rawseti(L, -2, i - 1);
+  }
+  lua_setglobal(L, "arg");
+  if (luaL_loadfile(L, argv[1]) != LUA_OK) {
+    mplua_report(L, 1);
+    status = 1;
+  } else {
+    status = mplua_docall(L, 0, 0) == LUA_OK ? 0 : 1;
+    if (status) mplua_report(L, 1);
+  }
+  return mplua_close(L, status);
+}

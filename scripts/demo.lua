@@ -1,0 +1,34 @@
+-- The mplua demo: mpiexec -n 4 build/mplua -b scripts/demo.lua
+print(("mplua demo: %d ranks, each running Lua"):format(mp.size))
+
+-- 1. Run a function on every rank; rank 0 gets its own results.
+local function greet() return ("rank %d of %d"):format(mp.rank, mp.size) end
+print("mp.exec ->", mp.exec(greet))
+
+-- 2. A ring: every rank passes a token to its right neighbour.
+local sum = mp.exec(function()
+  local right, left = (mp.rank + 1) % mp.size, (mp.rank - 1) % mp.size
+  mp.send(right, {from = mp.rank, msg = "hello"})
+  local token = mp.recv(left)
+  assert(token.from == left)
+  return mp.handin(token.from)
+end)
+print("ring: sum of the ranks whose tokens went round =", sum)
+
+-- 3. Hand out work from rank 0, hand in the results: a parallel sum of squares.
+local n = 1000000
+local total = mp.exec(function()
+  local N = mp.handout(n)
+  local s = 0
+  for i = mp.rank + 1, N, mp.size do s = s + i * i end
+  return mp.handin(s)
+end)
+print(("sum of i^2 for i = 1..%d: %d (expected %d)"):format(n, total, n * (n + 1) * (2 * n + 1) // 6))
+
+-- 4. An error on one rank stops the task everywhere; the next task works.
+local ok, err = pcall(mp.exec, function()
+  if mp.rank == mp.size - 1 then error("something went wrong here") end
+  if mp.size > 1 and mp.rank == 0 then mp.recv(1) end -- would wait forever
+end)
+print("a fault:", (tostring(err):gsub("\n.*", "")))
+print("and the next task works:", mp.exec(function() return mp.handin(1) end), "ranks answered")
