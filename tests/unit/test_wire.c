@@ -1,0 +1,462 @@
+/*
+** test_wire.c: round trips of every kind of value through the wire codec.
+**
+** Most checks are written in Lua on top of a few C helpers registered as
+** globals (enc, dec, rt, xrt), so a failed Lua assert fails the test with the
+** Lua message. Cross-state helpers decode in a second lua_State, which is
+** what a receiving rank is: C functions must be found by name there and
+** _ENV must become the receiver's globals.
+*/
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "lualib.h"
+#include "array.h"
+#include "wire.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+static void *capalloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud, (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  return nsize > ((size_t)256 << 20) ? NULL : realloc(ptr, nsize);
+}
+
+static int fake_send(lua_State *L) {
+  lua_pushliteral(L, "fake send");
+  return 1;
+}
+
+/* enc(...) -> message string | nil, err */
+static int l_enc(lua_State *L) {
+  int n = lua_gettop(L);
+  char err[256];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  if (mpb_wire_encode(L, 1, n, b, -1, err, sizeof err)) {
+    cr_assert_eq(lua_gettop(L), n + 1, "encode left the stack unbalanced");
+    lua_pushnil(L);
+    lua_pushstring(L, err);
+    return 2;
+  }
+  cr_assert_eq(lua_gettop(L), n + 1, "encode left the stack unbalanced");
+  char *flat = lua_newuserdatauv(L, b->len + b->extlen + 1, 0);
+  mpb_wbuf_flatten(b, flat);
+  lua_pushlstring(L, flat, b->len + b->extlen);
+  return 1;
+}
+
+/* dec(s [, zerocopy]) -> true, values... | false, err (stack checked) */
+static int l_dec(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  int owner = 0;
+  if (lua_toboolean(L, 2)) {
+    char *copy = lua_newuserdatauv(L, len + 1, 0);  /* 8-byte aligned */
+    memcpy(copy, s, len);
+    s = copy;
+    owner = lua_gettop(L);
+  }
+  lua_pushboolean(L, 1);
+  int top = lua_gettop(L);
+  char err[256];
+  int n = mpb_wire_decode(L, s, len, owner, err, sizeof err);
+  if (n < 0) {
+    cr_assert_eq(lua_gettop(L), top, "failed decode left values on the stack");
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, err);
+    return 2;
+  }
+  cr_assert_eq(lua_gettop(L), top + n);
+  return n + 1;
+}
+
+static lua_State *newstate(void) {
+  lua_State *L = lua_newstate(capalloc, NULL);
+  cr_assert_not_null(L);
+  luaL_openlibs(L);
+  lua_newtable(L);
+  mpb_open_array(L);
+  lua_pushcfunction(L, fake_send);
+  lua_setfield(L, -2, "send");
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "mp");
+  lua_pop(L, 1);
+  lua_setglobal(L, "mp");
+  lua_register(L, "enc", l_enc);
+  lua_register(L, "dec", l_dec);
+  return L;
+}
+
+static const char *prelude =
+    "function rt(...)\n"
+    "  local s = assert(enc(...))\n"
+    "  local r = table.pack(dec(s, true))\n"
+    "  assert(r[1], r[2])\n"
+    "  local c = table.pack(dec(s, false))\n"  /* the copying path must agree */
+    "  assert(c[1] and c.n == r.n)\n"
+    "  return table.unpack(r, 2, r.n)\n"
+    "end\n"
+    "function bits(x) return string.pack('<d', x) end\n"
+    "function same(a, b, seen)\n"
+    "  seen = seen or {}\n"
+    "  if type(a) ~= type(b) then return false end\n"
+    "  if type(a) == 'number' then\n"
+    "    if math.type(a) ~= math.type(b) then return false end\n"
+    "    return math.type(a) == 'integer' and a == b or bits(a) == bits(b)\n"
+    "  end\n"
+    "  if type(a) == 'userdata' then\n"
+    "    if a.dtype ~= b.dtype or #a ~= #b then return false end\n"
+    "    local da, db = table.pack(a:dims()), table.pack(b:dims())\n"
+    "    for i = 1, math.max(da.n, db.n) do if da[i] ~= db[i] then return false end end\n"
+    "    for i = 1, #a do if not same(a[i], b[i]) then return false end end\n"
+    "    return true\n"
+    "  end\n"
+    "  if type(a) ~= 'table' then return a == b end\n"
+    "  if seen[a] then return seen[a] == b end\n"
+    "  seen[a] = b\n"
+    "  for k, v in pairs(a) do\n"
+    "    local bk = k\n"
+    "    if type(k) == 'table' then bk = seen[k] end\n"
+    "    if bk == nil or not same(v, rawget(b, bk), seen) then return false end\n"
+    "  end\n"
+    "  for k in pairs(b) do if type(k) ~= 'table' and rawget(a, k) == nil then return false end end\n"
+    "  return same(getmetatable(a), getmetatable(b), seen)\n"
+    "end\n";
+
+static void run(lua_State *L, const char *code) {
+  if (luaL_dostring(L, prelude) || luaL_dostring(L, code))
+    cr_assert_fail("%s", lua_tostring(L, -1));
+}
+
+static void check(const char *code) {
+  lua_State *L = newstate();
+  run(L, code);
+  lua_close(L);
+}
+
+/* Encode what `sender` returns in one state, decode it in a fresh one (the
+** receiving rank) and run `receiver` there with the values as `...`. */
+static void xcheck(const char *sender, const char *receiver) {
+  lua_State *S = newstate(), *R = newstate();
+  int top = lua_gettop(S);
+  if (luaL_dostring(S, prelude) || luaL_loadstring(S, sender) || lua_pcall(S, 0, LUA_MULTRET, 0))
+    cr_assert_fail("sender: %s", lua_tostring(S, -1));
+  int n = lua_gettop(S) - top;
+  char err[256];
+  mpb_wbuf *b = mpb_wbuf_push(S);
+  cr_assert_eq(mpb_wire_encode(S, top + 1, n, b, -1, err, sizeof err), 0, "%s", err);
+  char *flat = malloc(b->len + b->extlen + 1);
+  mpb_wbuf_flatten(b, flat);
+  if (luaL_dostring(R, prelude) || luaL_loadstring(R, receiver))
+    cr_assert_fail("receiver: %s", lua_tostring(R, -1));
+  int m = mpb_wire_decode(R, flat, b->len + b->extlen, 0, err, sizeof err);
+  free(flat);
+  cr_assert_eq(m, n, "decode: %s", err);
+  if (lua_pcall(R, m, 0, 0)) cr_assert_fail("receiver: %s", lua_tostring(R, -1));
+  lua_close(S);
+  lua_close(R);
+}
+
+/* ---------------------------------------------------------------- scalars */
+
+Test(wire, scalars) {
+  check("local v = table.pack(rt(nil, true, false, 0, 127, 128, -1, -64, -65,\n"
+        "  math.maxinteger, math.mininteger, 2^31, -2^31, 1.0, -0.0, 0.5))\n"
+        "assert(v.n == 16 and v[1] == nil and v[2] == true and v[3] == false)\n"
+        "local want = {nil, true, false, 0, 127, 128, -1, -64, -65, math.maxinteger,\n"
+        "  math.mininteger, 2^31, -2^31, 1.0, -0.0, 0.5}\n"
+        "for i = 4, 16 do assert(same(v[i], want[i]), i) end\n"
+        "assert(math.type(v[14]) == 'float' and bits(v[15]) == bits(-0.0))\n"
+        "for _, x in ipairs{1/0, -1/0, 0/0, -(0/0), 5e-324, math.huge, 1e308} do\n"
+        "  assert(bits(rt(x)) == bits(x), x) end\n"
+        "local nan = string.unpack('<d', '\\1\\2\\3\\4\\5\\6\\xf8\\x7f')\n"
+        "assert(bits(rt(nan)) == bits(nan), 'NaN payload')\n"
+        "for e = 0, 62 do for _, s in ipairs{1, -1} do\n"
+        "  local x = s * (1 << e); assert(rt(x) == x and rt(x - 1) == x - 1) end end\n"
+        "assert(select('#', rt()) == 0)\n");
+}
+
+Test(wire, strings) {
+  check("local z = 'a\\0b\\0\\0c'\n"
+        "assert(rt(z) == z and #rt(z) == 6)\n"
+        "assert(rt('') == '')\n"
+        "for n = 28, 36 do local s = string.rep('\\0\\255', n):sub(1, n); assert(rt(s) == s) end\n"
+        "local t = {} for i = 0, 255 do t[#t + 1] = string.char(i) end\n"
+        "local all = table.concat(t):rep(1000); assert(rt(all) == all)\n"
+        "local big = string.rep('x', 1 << 20); assert(rt(big) == big)\n");
+}
+
+Test(wire, compact) {
+  /* a small integer is 3 bytes: format, count, value */
+  check("assert(#enc(5) == 3 and #enc(nil) == 3 and #enc('abc') == 6)\n"
+        "assert(#enc(1.5) == 11 and #enc() == 2 and #enc(-1) == 4)\n");
+}
+
+/* ---------------------------------------------------------------- tables */
+
+Test(wire, tables) {
+  check("local t = {1, 2, 3, nil, 5, x = 'y', [true] = false, [1.5] = {}, [-7] = 'neg',\n"
+        "  nested = {a = {b = {c = 'd'}}}, [10^15] = 'big', [math.mininteger] = 1}\n"
+        "assert(same(t, rt(t)))\n"
+        "local e = rt({}); assert(next(e) == nil)\n"
+        "local sparse = {}; sparse[1000] = 1; sparse[1] = 2\n"
+        "assert(same(sparse, rt(sparse)))\n");
+}
+
+Test(wire, shared_and_cyclic) {
+  check("local s = {v = 1}\n"
+        "local t = {a = s, b = s, list = {s, s}}\n"
+        "local u = rt(t)\n"
+        "assert(u.a == u.b and u.list[1] == u.a and u.list[2] == u.a and u.a.v == 1)\n"
+        "local c = {}; c.self = c; c[c] = c\n"
+        "local d = rt(c); assert(d.self == d and d[d] == d)\n"
+        "local x, y = {}, {}; x.y = y; y.x = x\n"
+        "local x2, y2 = rt(x, y); assert(x2.y == y2 and y2.x == x2)\n"
+        "local a1, a2 = rt(s, s); assert(a1 == a2)\n");
+}
+
+Test(wire, metatables) {
+  check("local Class = {}; Class.__index = Class\n"
+        "function Class.hello(self) return 'hi ' .. self.name end\n"
+        "local o1 = setmetatable({name = 'a'}, Class)\n"
+        "local o2 = setmetatable({name = 'b'}, Class)\n"
+        "local p1, p2 = rt(o1, o2)\n"
+        "assert(getmetatable(p1) == getmetatable(p2) and p1:hello() == 'hi a')\n"
+        "local self = {}; setmetatable(self, self); local q = rt(self)\n"
+        "assert(getmetatable(q) == q)\n");
+}
+
+/* Random nested tables from fixed seeds (printed on failure). */
+Test(wire, random_tables) {
+  check("local function rnd_string()\n"
+        "  local t = {} for i = 1, math.random(0, 40) do t[i] = string.char(math.random(0, 255)) end\n"
+        "  return table.concat(t) end\n"
+        "local pool\n"
+        "local function value(depth)\n"
+        "  local k = math.random(depth > 4 and 7 or 10)\n"
+        "  if k == 1 then return math.random(-200, 200)\n"
+        "  elseif k == 2 then return math.random(math.mininteger, math.maxinteger)\n"
+        "  elseif k == 3 then return (math.random() - 0.5) * 10 ^ math.random(-300, 300)\n"
+        "  elseif k == 4 then return rnd_string()\n"
+        "  elseif k == 5 then return math.random(2) == 1\n"
+        "  elseif k == 6 then return ({1/0, -1/0, 0/0, -0.0, 0.0})[math.random(5)]\n"
+        "  elseif k == 7 then local a = mp.array(({'f64','f32','i64','i32','u8'})[math.random(5)], math.random(0, 5), math.random(1, 3))\n"
+        "    for i = 1, #a do a[i] = math.random(0, 100) end return a\n"
+        "  elseif k == 8 and #pool > 0 then return pool[math.random(#pool)]\n"
+        "  else\n"
+        "    local t = {}\n"
+        "    pool[#pool + 1] = t\n"
+        "    for i = 1, math.random(0, 6) do t[i] = value(depth + 1) end\n"
+        "    for i = 1, math.random(0, 6) do\n"
+        "      local key = value(depth + 1)\n"
+        "      -- object keys are checked in shared_and_cyclic: same() maps only values\n"
+        "      if type(key) == 'table' or type(key) == 'userdata' then key = #pool end\n"
+        "      if key == key then t[key] = value(depth + 1) end\n"
+        "    end\n"
+        "    return t\n"
+        "  end\n"
+        "end\n"
+        "for seed = 1, 300 do\n"
+        "  math.randomseed(seed); pool = {}\n"
+        "  local v = {value(0), value(0), value(0)}\n"
+        "  local w = {rt(v[1], v[2], v[3])}\n"
+        "  for i = 1, 3 do assert(same(v[i], w[i]), 'random tables: seed ' .. seed) end\n"
+        "end\n"
+        "print('random_tables: seeds 1..300 round-tripped')\n");
+}
+
+/* ---------------------------------------------------------------- functions */
+
+Test(wire, functions_local) {
+  check("local function fact(n) if n <= 1 then return 1 end return n * fact(n - 1) end\n"
+        "local f = rt(fact); assert(f(10) == 3628800)\n"
+        "local function mk() local c = 0\n"
+        "  return function() c = c + 1 return c end, function() return c end end\n"
+        "local inc, get = mk()\n"
+        "local i2, g2 = rt(inc, get); i2(); i2()\n"
+        "assert(g2() == 2 and get() == 0, 'shared upvalue')\n"
+        "local t = rt({inc = inc, get = get}); t.inc(); assert(t.get() == 1)\n"
+        "local data = {1, 2, 3}\n"
+        "local sum = function() local s = 0 for _, v in ipairs(data) do s = s + v end return s end\n"
+        "assert(rt(sum)() == 6)\n"
+        "local s1, s2 = rt(sum, sum); assert(s1 == s2)\n"
+        "assert(rt(math.sin) == math.sin and rt(print) == print)\n"
+        "local uses = function(x) return string.format('%d', math.floor(x)) end\n"
+        "assert(rt(uses)(2.5) == '2')\n");
+}
+
+Test(wire, functions_cross_state) {
+  /* decoded in another state: C functions by name, _ENV is the receiver's */
+  xcheck("marker = 'sender'\n"
+         "local function fib(n) return n < 2 and n or fib(n - 1) + fib(n - 2) end\n"
+         "local function mk() local c = 10\n"
+         "  return function(d) c = c + d return c end, function() return c end end\n"
+         "local add, get = mk()\n"
+         "local g = function() return marker end\n"
+         "local conf = {f = math.floor, p = print, s = mp.send, u = string.upper, g = _G}\n"
+         "return fib, add, get, g, conf, function(x) return math.sqrt(x) end\n",
+         "marker = 'receiver'\n"
+         "local fib, add, get, g, conf, sq = ...\n"
+         "assert(fib(15) == 610)\n"
+         "add(5); assert(get() == 15, 'shared upvalue across states')\n"
+         "assert(g() == 'receiver', '_ENV must be the receiver globals')\n"
+         "assert(conf.f == math.floor and conf.p == print and conf.u == string.upper)\n"
+         "assert(conf.s == mp.send and conf.s() == 'fake send')\n"
+         "assert(conf.g == _G and sq(16) == 4.0)\n");
+}
+
+/* ---------------------------------------------------------------- arrays */
+
+Test(wire, arrays) {
+  check("for _, dt in ipairs{'f64', 'f32', 'i64', 'i32', 'u8'} do\n"
+        "  for _, shape in ipairs{{0}, {1}, {7}, {3, 4}, {2, 3, 4}, {5000}, {100, 30}, {1,1,1,1,1,1,1,2}} do\n"
+        "    local a = mp.array(dt, table.unpack(shape))\n"
+        "    for i = 1, #a do a[i] = (i * 7) % 251 end\n"
+        "    local b = rt(a)\n"
+        "    assert(same(a, b), dt .. ' ' .. table.concat(shape, 'x'))\n"
+        "    if #b > 0 then b[1] = 1 end\n"
+        "  end\n"
+        "end\n"
+        "local x = mp.array('i64', {math.mininteger, math.maxinteger, -1})\n"
+        "local y = rt(x); assert(y[1] == math.mininteger and y[2] == math.maxinteger)\n"
+        "local f = mp.array('f64', {0/0, -0.0, 1/0}); local g = rt(f)\n"
+        "assert(bits(g[1]) == bits(f[1]) and bits(g[2]) == bits(-0.0) and g[3] == 1/0)\n"
+        "local a1, a2 = rt(x, x); assert(a1 == a2)\n"
+        "local t = rt({x, {x}, mp.array('u8', 4096), mp.array('u8', 4095), 'end'})\n"
+        "assert(t[1] == t[2][1] and #t[3] == 4096 and #t[4] == 4095 and t[5] == 'end')\n"
+        "local s = mp.array('f64', 10, 10):slice(3, 4); s[1] = 9\n"
+        "assert(same(rt(s), s) and rt(s):dims() == 10)\n");
+}
+
+static void enc_arrays(lua_State *L, const char *code, mpb_wbuf **bp, int *nseg) {
+  luaL_dostring(L, code);
+  int n = lua_gettop(L);
+  char err[128];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  cr_assert_eq(mpb_wire_encode(L, 1, n, b, -1, err, sizeof err), 0, "%s", err);
+  *bp = b;
+  *nseg = b->nseg;
+}
+
+Test(wire, external_segments_and_views) {
+  lua_State *L = newstate();
+  mpb_wbuf *b;
+  int nseg;
+  enc_arrays(L, "local a = mp.array('f64', 1000) for i = 1, 1000 do a[i] = i end\n"
+                "return 'x', a, mp.array('u8', 5), mp.array('i32', 2, 1024), a", &b, &nseg);
+  cr_assert_eq(nseg, 2, "two arrays >= MPB_WIRE_EXTMIN bytes, one repeated");
+  cr_assert_eq(b->extlen, 8000 + 8192);
+  cr_assert_lt(b->len, 200, "external data is not copied inline");
+  size_t len = b->len + b->extlen;
+  char *flat = lua_newuserdatauv(L, len, 0);  /* 8-aligned, owns the bytes */
+  int owner = lua_gettop(L);
+  mpb_wbuf_flatten(b, flat);
+  char err[128];
+  int top = lua_gettop(L);
+  cr_assert_eq(mpb_wire_decode(L, flat, len, owner, err, sizeof err), 5, "%s", err);
+  mpb_array *a = mpb_array_check(L, top + 2);
+  cr_assert((char *)a->data >= flat && (char *)a->data < flat + len, "zero-copy view");
+  cr_assert_eq(((uintptr_t)a->data) % 8, 0);
+  cr_assert_eq(mpb_array_getd(a, 999), 1000.0);
+  cr_assert(lua_rawequal(L, top + 2, top + 5), "same array twice decodes to one");
+  mpb_array *c = mpb_array_check(L, top + 4);
+  cr_assert_eq(c->ndim, 2);
+  cr_assert_eq(c->dims[1], 1024);
+  lua_settop(L, top);
+  cr_assert_eq(mpb_wire_decode(L, flat, len, 0, err, sizeof err), 5, "%s", err);
+  a = mpb_array_check(L, top + 2);
+  cr_assert((char *)a->data < flat || (char *)a->data >= flat + len, "owner 0 copies");
+  /* a misaligned buffer cannot hold views: the decoder copies */
+  lua_settop(L, top);
+  char *odd = lua_newuserdatauv(L, len + 1, 0);
+  memcpy(odd + 1, flat, len);
+  cr_assert_eq(mpb_wire_decode(L, odd + 1, len, -1, err, sizeof err), 5, "%s", err);
+  a = mpb_array_check(L, -4);
+  cr_assert_eq(mpb_array_getd(a, 0), 1.0);
+  /* steal flattens when there are segments */
+  size_t slen;
+  char *st = mpb_wbuf_steal(b, &slen);
+  cr_assert_eq(slen, len);
+  cr_assert_eq(memcmp(st, flat, len), 0);
+  cr_assert_eq(b->len + b->extlen + (size_t)b->nseg, 0);
+  free(st);
+  lua_close(L);
+}
+
+Test(wire, append_and_reset) {
+  /* a second message appended after a header: alignment is relative to the body */
+  lua_State *L = newstate();
+  char err[128];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  char *h = mpb_wbuf_reserve(b, 3);
+  memcpy(h, "hdr", 3);
+  b->len = 3;
+  luaL_dostring(L, "return mp.array('f64', {1.5, 2.5})");
+  cr_assert_eq(mpb_wire_encode(L, -1, 1, b, -2, err, sizeof err), 0, "%s", err);
+  int top = lua_gettop(L);
+  cr_assert_eq(mpb_wire_decode(L, b->data + 3, b->len - 3, 0, err, sizeof err), 1, "%s", err);
+  cr_assert_eq(mpb_array_getd(mpb_array_check(L, -1), 1), 2.5);
+  lua_settop(L, top);
+  mpb_wbuf_reset(L, b, -2);
+  cr_assert_eq(b->len, 0);
+  cr_assert_eq(mpb_wire_encode(L, -1, 1, b, -2, err, sizeof err), 0, "%s", err);
+  cr_assert_eq(mpb_wire_decode(L, b->data, b->len, 0, err, sizeof err), 1, "%s", err);
+  lua_close(L);
+}
+
+/* ---------------------------------------------------------------- errors */
+
+Test(wire, unsendable_paths) {
+  check("local function e(...) local s, m = enc(...) assert(s == nil) return m end\n"
+        "local m = e(1, {1, 2, {x = io.stdout}})\n"
+        "assert(m == 'cannot send a userdata (at value #2 [3].x)', m)\n"
+        "m = e(coroutine.create(print)); assert(m == 'cannot send a thread (at value #1)', m)\n"
+        "local f = io.stdout; local g = function() return f end\n"
+        "m = e({cb = g}); assert(m == 'cannot send a userdata (at value #1 .cb<upvalue f>)', m)\n"
+        "m = e({[io.stdout] = 1}); assert(m == 'cannot send a userdata (at value #1 [<userdata>]<key>)', m)\n"
+        "m = e(string.gmatch('a', 'a')); assert(m:find('C function without a name'), m)\n"
+        "m = e({['a b'] = {[2.5] = {[true] = io.stderr}}})\n"
+        "assert(m == 'cannot send a userdata (at value #1 [\"a b\"][2.5][true])', m)\n"
+        "m = e(setmetatable({}, {__index = io.stdout}))\n"
+        "assert(m == 'cannot send a userdata (at value #1 <metatable>.__index)', m)\n");
+}
+
+Test(wire, failed_encode_leaves_buffer) {
+  lua_State *L = newstate();
+  char err[128];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  int bidx = lua_gettop(L);
+  luaL_dostring(L, "return 'ok'");
+  cr_assert_eq(mpb_wire_encode(L, -1, 1, b, bidx, err, sizeof err), 0);
+  size_t len = b->len;
+  luaL_dostring(L, "return {mp.array('u8', 10000), io.stdout}");
+  int top = lua_gettop(L);
+  cr_assert_eq(mpb_wire_encode(L, -1, 1, b, bidx, err, sizeof err), -1);
+  cr_assert_eq(lua_gettop(L), top);
+  cr_assert_eq(b->len, len);
+  cr_assert_eq(b->nseg, 0);
+  cr_assert_eq(b->extlen, 0);
+  lua_close(L);
+}
+
+Test(wire, unknown_cfunction_on_receiver) {
+  lua_State *S = newstate(), *R = newstate();
+  char err[128];
+  lua_pushcfunction(S, fake_send);
+  lua_setglobal(S, "only_here");
+  lua_getglobal(S, "only_here");
+  mpb_wbuf *b = mpb_wbuf_push(S);
+  cr_assert_eq(mpb_wire_encode(S, -2, 1, b, -1, err, sizeof err), 0, "%s", err);
+  int top = lua_gettop(R);
+  cr_assert_eq(mpb_wire_decode(R, b->data, b->len, 0, err, sizeof err), -1);
+  cr_assert_eq(lua_gettop(R), top);
+  cr_assert_str_eq(err, "unknown C function 'only_here' at byte 2");
+  lua_close(S);
+  lua_close(R);
+}
