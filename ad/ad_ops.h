@@ -1,0 +1,65 @@
+/*
+** The operations a tape node can record. Scalar unary and binary operations
+** are also used elementwise (one node for a whole vector); the special nodes
+** reduce or combine vectors. The op of a node is only needed for second-order
+** passes: the first-order sweeps use the precomputed partials alone.
+*/
+#ifndef AD_OPS_H
+#define AD_OPS_H
+
+/* X(ENUM, "lua name") */
+#define AD_UNARY_OPS(X)                                                   \
+  X(NEG, "neg") X(EXP, "exp") X(LOG, "log") X(LOG1P, "log1p")             \
+  X(EXPM1, "expm1") X(SQRT, "sqrt") X(SIN, "sin") X(COS, "cos")           \
+  X(TAN, "tan") X(TANH, "tanh") X(ATAN, "atan") X(LGAMMA, "lgamma")       \
+  X(DIGAMMA, "digamma") X(ABS, "abs") X(INV_LOGIT, "inv_logit")           \
+  X(LOG_INV_LOGIT, "log_inv_logit") X(LOG1P_EXP, "log1p_exp")             \
+  X(SQUARE, "square")
+
+#define AD_BINARY_OPS(X)                                                  \
+  X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(POW, "pow")   \
+  X(FMIN, "fmin") X(FMAX, "fmax") X(LOG_SUM_EXP2, "log_sum_exp")
+
+/* X(ENUM, "lua name", number of arguments) ; argument 0 is the outcome. */
+#define AD_DIST_OPS(X)                                                    \
+  X(NORMAL, "normal_lpdf", 3) X(STUDENT_T, "student_t_lpdf", 4)           \
+  X(CAUCHY, "cauchy_lpdf", 3) X(LOGNORMAL, "lognormal_lpdf", 3)           \
+  X(GAMMA, "gamma_lpdf", 3) X(EXPONENTIAL, "exponential_lpdf", 2)         \
+  X(POISSON_LOG, "poisson_log_lpmf", 2)                                   \
+  X(BERNOULLI_LOGIT, "bernoulli_logit_lpmf", 2)                           \
+  X(BINOMIAL_LOGIT, "binomial_logit_lpmf", 3)
+
+enum ad_op {
+  AD_OP_NONE = 0,
+#define AD_X_(e, s) AD_OP_##e,
+  AD_UNARY_OPS(AD_X_)
+  AD_OP_UNARY_END_,
+  AD_BINARY_OPS(AD_X_)
+  AD_OP_BINARY_END_,
+#undef AD_X_
+  AD_OP_PACK,     /* outputs = copies of inputs (gathers vars into a vector) */
+  AD_OP_SUM,      /* scalar = sum of a vector */
+  AD_OP_DOT,      /* scalar = dot(a, b) */
+  AD_OP_MATVEC,   /* vector = A x, A constant */
+  AD_OP_LSE,      /* scalar = log(sum(exp(v))) */
+  AD_OP_DIST,     /* scalar = sum of a log density (aux says which) */
+  AD_OP_PRECOMP,  /* caller-supplied value and partials */
+  AD_OP_COUNT_
+};
+
+enum ad_dist {
+#define AD_X_(e, s, n) AD_DIST_##e,
+  AD_DIST_OPS(AD_X_)
+#undef AD_X_
+  AD_DIST_COUNT_
+};
+
+#define AD_IS_UNARY(op) ((op) > AD_OP_NONE && (op) < AD_OP_UNARY_END_)
+#define AD_IS_BINARY(op) ((op) > AD_OP_UNARY_END_ && (op) < AD_OP_BINARY_END_)
+
+/* Lua-facing name of an op / distribution ("exp", "normal_lpdf"); NULL if bad. */
+const char *ad_op_name(int op);
+const char *ad_dist_name(int dist);
+int ad_dist_nargs(int dist);
+
+#endif

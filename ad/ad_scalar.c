@@ -1,0 +1,224 @@
+/* Scalar operations, their exact partials, and recording. See ad_scalar.h. */
+#include <math.h>
+#include "ad_scalar.h"
+#include "ad_special.h"
+
+const char *ad_op_name(int op) {
+  switch (op) {
+#define AD_X_(e, s) case AD_OP_##e: return s;
+    AD_UNARY_OPS(AD_X_)
+    AD_BINARY_OPS(AD_X_)
+#undef AD_X_
+    case AD_OP_PACK: return "pack";
+    case AD_OP_SUM: return "sum";
+    case AD_OP_DOT: return "dot";
+    case AD_OP_MATVEC: return "matvec";
+    case AD_OP_LSE: return "log_sum_exp";
+    case AD_OP_DIST: return "lpdf";
+    case AD_OP_PRECOMP: return "precomputed";
+    default: return NULL;
+  }
+}
+
+/* ------------------------------------------------------------ unary math */
+
+double ad_unary_eval(int op, double x, double *d1) {
+  double y;
+  switch (op) {
+    case AD_OP_NEG: *d1 = -1; return -x;
+    case AD_OP_EXP: y = exp(x); *d1 = y; return y;
+    case AD_OP_LOG: *d1 = 1 / x; return log(x);
+    case AD_OP_LOG1P: *d1 = 1 / (1 + x); return log1p(x);
+    case AD_OP_EXPM1: y = expm1(x); *d1 = y + 1; return y;
+    case AD_OP_SQRT: y = sqrt(x); *d1 = 0.5 / y; return y;
+    case AD_OP_SIN: *d1 = cos(x); return sin(x);
+    case AD_OP_COS: *d1 = -sin(x); return cos(x);
+    case AD_OP_TAN: y = tan(x); *d1 = 1 + y * y; return y;
+    case AD_OP_TANH: y = tanh(x); *d1 = 1 - y * y; return y;
+    case AD_OP_ATAN: *d1 = 1 / (1 + x * x); return atan(x);
+    case AD_OP_LGAMMA: *d1 = ad_digamma(x); return lgamma(x);
+    case AD_OP_DIGAMMA: *d1 = ad_trigamma(x); return ad_digamma(x);
+    case AD_OP_ABS: *d1 = x > 0 ? 1 : x < 0 ? -1 : (x == 0 ? 0 : x); return fabs(x);
+    case AD_OP_INV_LOGIT: y = ad_inv_logit(x); *d1 = y * (1 - y); return y;
+    case AD_OP_LOG_INV_LOGIT: *d1 = ad_inv_logit(-x); return ad_log_inv_logit(x);
+    case AD_OP_LOG1P_EXP: *d1 = ad_inv_logit(x); return ad_log1p_exp(x);
+    case AD_OP_SQUARE: *d1 = 2 * x; return x * x;
+    default: *d1 = NAN; return NAN;
+  }
+}
+
+double ad_unary_d2(int op, double x, double y) {
+  double s;
+  switch (op) {
+    case AD_OP_NEG: return 0;
+    case AD_OP_EXP: return y;
+    case AD_OP_LOG: return -1 / (x * x);
+    case AD_OP_LOG1P: return -1 / ((1 + x) * (1 + x));
+    case AD_OP_EXPM1: return y + 1;
+    case AD_OP_SQRT: return -0.25 / (x * y);
+    case AD_OP_SIN: return -y;
+    case AD_OP_COS: return -y;
+    case AD_OP_TAN: return 2 * y * (1 + y * y);
+    case AD_OP_TANH: return -2 * y * (1 - y * y);
+    case AD_OP_ATAN: s = 1 + x * x; return -2 * x / (s * s);
+    case AD_OP_LGAMMA: return ad_trigamma(x);
+    case AD_OP_DIGAMMA: return ad_tetragamma(x);
+    case AD_OP_ABS: return isnan(x) ? x : 0;
+    case AD_OP_INV_LOGIT: return y * (1 - y) * (1 - 2 * y);
+    case AD_OP_LOG_INV_LOGIT: s = ad_inv_logit(x); return -s * (1 - s);
+    case AD_OP_LOG1P_EXP: s = ad_inv_logit(x); return s * (1 - s);
+    case AD_OP_SQUARE: return 2;
+    default: return NAN;
+  }
+}
+
+/* ----------------------------------------------------------- binary math */
+
+double ad_binary_eval(int op, double a, double b, double *pa, double *pb) {
+  double y, m;
+  switch (op) {
+    case AD_OP_ADD: *pa = 1; *pb = 1; return a + b;
+    case AD_OP_SUB: *pa = 1; *pb = -1; return a - b;
+    case AD_OP_MUL: *pa = b; *pb = a; return a * b;
+    case AD_OP_DIV: y = a / b; *pa = 1 / b; *pb = -y / b; return y;
+    case AD_OP_POW:
+      y = pow(a, b);
+      *pa = b == 0 ? 0 : b * pow(a, b - 1);
+      /* d/db a^b = a^b log a; taken as 0 where a^b is 0 (a = 0, b > 0). */
+      *pb = y == 0 ? 0 : y * log(a);
+      return y;
+    case AD_OP_FMIN:
+      /* The partial follows the operand returned (NaN loses, ties go to a). */
+      if (isnan(b) || a <= b) { *pa = 1; *pb = 0; return isnan(a) ? b : a; }
+      *pa = 0; *pb = 1; return b;
+    case AD_OP_FMAX:
+      if (isnan(b) || a >= b) { *pa = 1; *pb = 0; return isnan(a) ? b : a; }
+      *pa = 0; *pb = 1; return b;
+    case AD_OP_LOG_SUM_EXP2:
+      m = a > b ? a : b;
+      if (m == -INFINITY) { *pa = *pb = 0.5; return m; }
+      m = exp(-fabs(a - b));
+      y = (a > b ? a : b) + log1p(m);
+      if (isnan(y)) { *pa = *pb = NAN; return y; }
+      *pa = (a >= b ? 1 : m) / (1 + m);
+      *pb = (a >= b ? m : 1) / (1 + m);
+      return y;
+    default: *pa = *pb = NAN; return NAN;
+  }
+}
+
+void ad_binary_d2(int op, double a, double b, double y, double h[3]) {
+  double la, s;
+  h[0] = h[1] = h[2] = 0;
+  switch (op) {
+    case AD_OP_MUL: h[1] = 1; break;
+    case AD_OP_DIV:
+      h[1] = -1 / (b * b);
+      h[2] = 2 * y / (b * b);
+      break;
+    case AD_OP_POW:
+      h[0] = b == 0 || b == 1 ? 0 : b * (b - 1) * pow(a, b - 2);
+      if (y != 0) {
+        la = log(a);
+        h[1] = pow(a, b - 1) * (1 + b * la);
+        h[2] = y * la * la;
+      } else {
+        h[1] = b == 1 ? 1 : 0; /* d/db (b a^(b-1)) at a = 0 */
+      }
+      break;
+    case AD_OP_LOG_SUM_EXP2:
+      s = exp(a - y) * exp(b - y);
+      h[0] = s; h[1] = -s; h[2] = s;
+      break;
+    default: break; /* add, sub, fmin, fmax: piecewise linear */
+  }
+}
+
+/* ------------------------------------------------------------- recording */
+
+int ad_unary(ad_tape *t, int op, ad_idx x, ad_idx *y) {
+  int rc = ad_reserve(t, 1, 1, 1);
+  if (rc) return rc;
+  double d;
+  ad_idx o = t->nvar++, e = t->nent++;
+  t->val[o] = ad_unary_eval(op, t->val[x], &d);
+  t->ent[e].out = o;
+  t->ent[e].in = x;
+  t->par[e] = d;
+  ad_node *n = &t->node[t->nnode++];
+  n->op = (uint16_t)op;
+  n->flags = 0;
+  n->out = o; n->nout = 1; n->e0 = e; n->ne = 1;
+  n->u.aux = NULL;
+  *y = o;
+  return 0;
+}
+
+int ad_binary(ad_tape *t, int op, ad_idx a, ad_idx b, ad_idx *y) {
+  int rc = ad_reserve(t, 1, 2, 1);
+  if (rc) return rc;
+  double pa, pb;
+  ad_idx o = t->nvar++, e = t->nent;
+  t->nent += 2;
+  t->val[o] = ad_binary_eval(op, t->val[a], t->val[b], &pa, &pb);
+  t->ent[e].out = o; t->ent[e].in = a; t->par[e] = pa;
+  t->ent[e + 1].out = o; t->ent[e + 1].in = b; t->par[e + 1] = pb;
+  ad_node *n = &t->node[t->nnode++];
+  n->op = (uint16_t)op;
+  n->flags = 0;
+  n->out = o; n->nout = 1; n->e0 = e; n->ne = 2;
+  n->u.aux = NULL;
+  *y = o;
+  return 0;
+}
+
+/* One var operand x, one constant c; a_is_var says which side x is on. */
+static int binary_mixed(ad_tape *t, int op, ad_idx x, double c, int a_is_var,
+                        ad_idx *y) {
+  int rc = ad_reserve(t, 1, 1, 1);
+  if (rc) return rc;
+  double pa, pb;
+  ad_idx o = t->nvar++, e = t->nent++;
+  double xv = t->val[x];
+  t->val[o] = a_is_var ? ad_binary_eval(op, xv, c, &pa, &pb)
+                       : ad_binary_eval(op, c, xv, &pa, &pb);
+  t->ent[e].out = o; t->ent[e].in = x; t->par[e] = a_is_var ? pa : pb;
+  ad_node *n = &t->node[t->nnode++];
+  n->op = (uint16_t)op;
+  n->flags = a_is_var ? AD_NF_BCONST : AD_NF_ACONST;
+  n->out = o; n->nout = 1; n->e0 = e; n->ne = 1;
+  n->u.c = c;
+  *y = o;
+  return 0;
+}
+
+int ad_binary_vc(ad_tape *t, int op, ad_idx a, double b, ad_idx *y) {
+  return binary_mixed(t, op, a, b, 1, y);
+}
+
+int ad_binary_cv(ad_tape *t, int op, double a, ad_idx b, ad_idx *y) {
+  return binary_mixed(t, op, b, a, 0, y);
+}
+
+int ad_precomputed(ad_tape *t, double value, size_t n, const ad_idx *in,
+                   const double *partial, ad_idx *y) {
+  for (size_t k = 0; k < n; k++)
+    if (in[k] >= t->nvar) return AD_ESTALE;
+  int rc = ad_reserve(t, 1, n, 1);
+  if (rc) return rc;
+  ad_idx o = t->nvar++, e0 = t->nent;
+  t->val[o] = value;
+  for (size_t k = 0; k < n; k++) {
+    t->ent[e0 + k].out = o;
+    t->ent[e0 + k].in = in[k];
+    t->par[e0 + k] = partial[k];
+  }
+  t->nent += (ad_idx)n;
+  ad_node *nd = &t->node[t->nnode++];
+  nd->op = AD_OP_PRECOMP;
+  nd->flags = 0;
+  nd->out = o; nd->nout = 1; nd->e0 = e0; nd->ne = (ad_idx)n;
+  nd->u.aux = NULL;
+  *y = o;
+  return 0;
+}

@@ -1,0 +1,126 @@
+/*
+** The tape: vars (values and adjoints in two contiguous arrays, indexed by
+** ad_idx), entries (out, in, partial) in recording order, and nodes (one per
+** recorded operation, for second-order passes). Each array grows
+** geometrically and is kept when the tape is rewound, so a warm tape records
+** without calling malloc.
+**
+** The first-order reverse sweep is one flat loop over entries, last to first:
+**   adj[in] += adj[out] * partial
+** which is correct because every entry producing var k precedes, in
+** recording order, every entry that uses k.
+**
+** Regions nest: ad_region_begin remembers the sizes (O(1)); ad_region_end
+** truncates back to them (O(1)) and the vars created inside become stale.
+** Region 0 (the base) is always open.
+*/
+#ifndef AD_TAPE_H
+#define AD_TAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ad_arena.h"
+#include "ad_error.h"
+#include "ad_ops.h"
+
+typedef uint32_t ad_idx;
+#define AD_NOVAR ((ad_idx)0xffffffffu)
+#define AD_MAXIDX ((ad_idx)0xfffffffeu)
+#define AD_MAXDEPTH 64
+
+typedef struct ad_entry {
+  ad_idx out, in;
+} ad_entry;
+
+/* Node flags (binary ops: which operands are constants / vectors). */
+enum {
+  AD_NF_ACONST = 1, AD_NF_BCONST = 2, AD_NF_AVEC = 4, AD_NF_BVEC = 8,
+  AD_NF_AUX = 16 /* u.aux holds an ad_vec_aux */
+};
+
+typedef struct ad_node {
+  uint16_t op, flags;
+  ad_idx out, nout; /* outputs out..out+nout-1 */
+  ad_idx e0, ne;    /* entries e0..e0+ne-1 */
+  union {
+    void *aux;      /* op data in the arena */
+    double c;       /* the constant operand of a scalar binary op */
+  } u;
+} ad_node;
+
+typedef struct ad_region {
+  ad_idx nvar, nent, nnode;
+  ad_arena_mark mark;
+  uint32_t serial;
+} ad_region;
+
+typedef struct ad_tape {
+  double *val, *adj;
+  ad_idx nvar, capvar;
+  ad_entry *ent;
+  double *par;
+  ad_idx nent, capent;
+  ad_node *node;
+  ad_idx nnode, capnode;
+  ad_arena arena;
+  ad_region reg[AD_MAXDEPTH];
+  int depth;            /* index of the innermost open region (0 = base) */
+  uint32_t serial;      /* last serial handed out */
+} ad_tape;
+
+/* Lifecycle. A zeroed ad_tape after ad_tape_init is usable (no allocation
+** happens until the first record). ad_tape_free releases everything. */
+void ad_tape_init(ad_tape *t);
+void ad_tape_free(ad_tape *t);
+/* Rewind everything (all regions closed, base emptied, serial moves on). */
+void ad_tape_reset(ad_tape *t);
+
+/* Make room for nv vars, ne entries and nn nodes. 0 or AD_ENOMEM/AD_ETOOBIG. */
+int ad_tape_grow(ad_tape *t, size_t nv, size_t ne, size_t nn);
+static inline int ad_reserve(ad_tape *t, size_t nv, size_t ne, size_t nn) {
+  if ((size_t)(t->capvar - t->nvar) >= nv && (size_t)(t->capent - t->nent) >= ne &&
+      (size_t)(t->capnode - t->nnode) >= nn)
+    return 0;
+  return ad_tape_grow(t, nv, ne, nn);
+}
+
+/* A new leaf var (no partials) with value v. */
+int ad_var_new(ad_tape *t, double v, ad_idx *out);
+/* n new contiguous leaf vars out..out+n-1 with values v (v may be NULL: 0). */
+int ad_vars_new(ad_tape *t, size_t n, const double *v, ad_idx *out);
+static inline double ad_value(const ad_tape *t, ad_idx v) { return t->val[v]; }
+
+/* Side data owned by the tape, released when its region ends. */
+void *ad_tape_alloc(ad_tape *t, size_t bytes);
+
+/* Regions. begin: 0 or AD_EDEPTH. end: 0 or AD_ENOREGION (base can't end). */
+int ad_region_begin(ad_tape *t);
+int ad_region_end(ad_tape *t);
+/* Serial of the region var v belongs to: a var handle remembers it, and is
+** live iff ad_var_live says so. */
+uint32_t ad_var_serial(const ad_tape *t, ad_idx v);
+int ad_var_live(const ad_tape *t, ad_idx v, uint32_t serial);
+
+/* First-order sweeps over the entries of the innermost region.
+** ad_sweep_reverse: adj[in] += adj[out]*p over entries [e0, nent), reversed.
+** ad_sweep_forward: tan[out] += p*tan[in] over the same entries, in order.
+** Callers seed and clear the arrays (t->adj, or their own tan of nvar). */
+void ad_sweep_reverse(ad_tape *t, ad_idx e0);
+void ad_sweep_forward(const ad_tape *t, ad_idx e0, double *tan);
+
+/* Gradient of y w.r.t. the n vars in[] inside the innermost region: g[j].
+** Clobbers adjoints. */
+int ad_grad(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, double *g);
+/* Vector-Jacobian product: g = sum_i u[i] d y[i] / d in. */
+int ad_vjp(ad_tape *t, size_t m, const ad_idx *y, const double *u, size_t n,
+           const ad_idx *in, double *g);
+/* Jacobian-vector product by one forward pass: jv[i] = sum_j dy_i/din_j v[j].
+** The inputs must be leaves created in the innermost region or before it. */
+int ad_jvp(ad_tape *t, size_t m, const ad_idx *y, size_t n, const ad_idx *in,
+           const double *v, double *jv);
+/* Jacobian J[i*n + j] = d y[i] / d in[j] (row-major), in the innermost region:
+** m reverse sweeps if m <= n, else n forward passes. */
+int ad_jacobian(ad_tape *t, size_t m, const ad_idx *y, size_t n,
+                const ad_idx *in, double *J);
+
+#endif

@@ -1,0 +1,279 @@
+/* Every primitive's value and partials (first and second) against finite
+** differences at several points, including domain edges. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include "ad_dist.h"
+#include "ad_hess.h"
+#include "ad_scalar.h"
+#include "ad_special.h"
+
+/* order-6 central difference of f at x */
+static double fd6(double (*f)(double, const void *), double x, const void *ctx) {
+  double h = 1e-3 * fmax(1, fabs(x));
+  return (45 * (f(x + h, ctx) - f(x - h, ctx)) - 9 * (f(x + 2 * h, ctx) - f(x - 2 * h, ctx)) +
+          (f(x + 3 * h, ctx) - f(x - 3 * h, ctx))) / (60 * h);
+}
+
+static int close_to(double a, double b, double tol) {
+  return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
+}
+
+static double unary_val(double x, const void *op) {
+  double d;
+  return ad_unary_eval(*(const int *)op, x, &d);
+}
+static double unary_d1(double x, const void *op) {
+  double d;
+  ad_unary_eval(*(const int *)op, x, &d);
+  return d;
+}
+
+Test(ad_ops, unary_partials_match_fd_and_tape) {
+  static const double pts[] = {-2.5, -0.7, 0.3, 1.0, 2.2, 7.5};
+  for (int op = AD_OP_NEG; op < AD_OP_UNARY_END_; op++) {
+    for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+      double x = pts[k];
+      if ((op == AD_OP_LOG || op == AD_OP_SQRT || op == AD_OP_LGAMMA || op == AD_OP_DIGAMMA) && x <= 0)
+        continue;
+      if (op == AD_OP_LOG1P && x <= -1) continue;
+      if (op == AD_OP_TAN && fabs(x) > 1.3) continue;
+      double d1 = unary_d1(x, &op), y = unary_val(x, &op);
+      cr_expect(close_to(d1, fd6(unary_val, x, &op), 1e-7), "%s'(%g): %g vs fd %g",
+                ad_op_name(op), x, d1, fd6(unary_val, x, &op));
+      double d2 = ad_unary_d2(op, x, y);
+      cr_expect(close_to(d2, fd6(unary_d1, x, &op), 1e-6), "%s''(%g): %g vs fd %g",
+                ad_op_name(op), x, d2, fd6(unary_d1, x, &op));
+      /* the tape gives the same gradient and Hessian */
+      ad_tape t;
+      ad_tape_init(&t);
+      ad_idx xv, yv;
+      double g, H;
+      cr_assert_eq(ad_var_new(&t, x, &xv), 0);
+      cr_assert_eq(ad_unary(&t, op, xv, &yv), 0);
+      cr_expect_eq(t.val[yv], y);
+      cr_assert_eq(ad_hessian(&t, yv, 1, &xv, &g, &H), 0);
+      cr_expect_eq(g, d1);
+      cr_expect(close_to(H, d2, 1e-12));
+      ad_tape_free(&t);
+    }
+  }
+}
+
+Test(ad_ops, domain_edges) {
+  double d;
+  cr_expect(isnan(ad_unary_eval(AD_OP_LOG, -1, &d)));
+  cr_expect(isinf(ad_unary_eval(AD_OP_LOG, 0, &d)) && isinf(d));
+  cr_expect(isnan(ad_unary_eval(AD_OP_SQRT, -1, &d)));
+  cr_expect_eq(ad_unary_eval(AD_OP_ABS, 0, &d), 0);
+  cr_expect_eq(d, 0);
+  /* stable at the extremes */
+  cr_expect_eq(ad_unary_eval(AD_OP_LOG1P_EXP, 800, &d), 800);
+  cr_expect_eq(d, 1);
+  cr_expect_eq(ad_unary_eval(AD_OP_LOG_INV_LOGIT, -800, &d), -800);
+  cr_expect_eq(d, 1);
+  cr_expect_eq(ad_unary_eval(AD_OP_INV_LOGIT, -800, &d), 0);
+  cr_expect(isnan(ad_digamma(0)) && isnan(ad_digamma(-2)));
+  cr_expect(close_to(ad_digamma(1), -0.5772156649015329, 1e-13));
+  cr_expect(close_to(ad_trigamma(1), 1.6449340668482264, 1e-13));
+  cr_expect(close_to(ad_tetragamma(1), -2.4041138063191885, 1e-12));
+  cr_expect(close_to(ad_digamma(-0.5), 0.03648997397857652, 1e-12));
+  double pa, pb;
+  cr_expect_eq(ad_binary_eval(AD_OP_POW, 0, 2, &pa, &pb), 0);
+  cr_expect_eq(pa, 0);
+  cr_expect_eq(pb, 0);
+  cr_expect_eq(ad_binary_eval(AD_OP_LOG_SUM_EXP2, -INFINITY, -INFINITY, &pa, &pb), -INFINITY);
+  cr_expect_eq(ad_binary_eval(AD_OP_LOG_SUM_EXP2, 1000, 1000, &pa, &pb), 1000 + log(2));
+  cr_expect(close_to(pa, 0.5, 1e-15));
+}
+
+typedef struct { int op, which; double other; } bctx;
+static double bin_val(double x, const void *c) {
+  const bctx *b = c;
+  double pa, pb;
+  return b->which == 0 ? ad_binary_eval(b->op, x, b->other, &pa, &pb)
+                       : ad_binary_eval(b->op, b->other, x, &pa, &pb);
+}
+
+Test(ad_ops, binary_partials_and_second_partials) {
+  static const double pts[][2] = {{0.7, 1.9}, {2.5, -1.5}, {1.3, 0.4}, {-1.2, 3.0}};
+  for (int op = AD_OP_ADD; op < AD_OP_BINARY_END_; op++) {
+    for (size_t k = 0; k < 4; k++) {
+      double a = pts[k][0], b = pts[k][1], pa, pb, h[3];
+      if (op == AD_OP_POW && a < 0) a = -a;
+      double y = ad_binary_eval(op, a, b, &pa, &pb);
+      bctx ca = {op, 0, b}, cb = {op, 1, a};
+      cr_expect(close_to(pa, fd6(bin_val, a, &ca), 1e-7), "%s da", ad_op_name(op));
+      cr_expect(close_to(pb, fd6(bin_val, b, &cb), 1e-7), "%s db", ad_op_name(op));
+      /* second partials from the tape (var, var) against fd of the first */
+      ad_binary_d2(op, a, b, y, h);
+      ad_tape t;
+      ad_tape_init(&t);
+      ad_idx in[2], yv;
+      double g[2], H[4];
+      ad_vars_new(&t, 2, (double[]){a, b}, in);
+      in[1] = in[0] + 1;
+      cr_assert_eq(ad_binary(&t, op, in[0], in[1], &yv), 0);
+      cr_assert_eq(ad_hessian(&t, yv, 2, in, g, H), 0);
+      cr_expect(close_to(H[0], h[0], 1e-12) && close_to(H[1], h[1], 1e-12) &&
+                close_to(H[3], h[2], 1e-12) && H[1] == H[2], "%s hessian", ad_op_name(op));
+      double eps = 1e-6, pa2, pb2, pa1, pb1;
+      ad_binary_eval(op, a + eps, b, &pa2, &pb2);
+      ad_binary_eval(op, a - eps, b, &pa1, &pb1);
+      cr_expect(close_to(h[0], (pa2 - pa1) / (2 * eps), 1e-5), "%s haa", ad_op_name(op));
+      cr_expect(close_to(h[1], (pb2 - pb1) / (2 * eps), 1e-5), "%s hab", ad_op_name(op));
+      /* mixed var/constant nodes give the same partials */
+      ad_idx y1, y2;
+      cr_assert_eq(ad_binary_vc(&t, op, in[0], b, &y1), 0);
+      cr_assert_eq(ad_binary_cv(&t, op, a, in[1], &y2), 0);
+      cr_assert_eq(ad_hessian(&t, y1, 1, &in[0], g, H), 0);
+      cr_expect_eq(g[0], pa);
+      cr_expect(close_to(H[0], h[0], 1e-12));
+      cr_assert_eq(ad_hessian(&t, y2, 1, &in[1], g, H), 0);
+      cr_expect_eq(g[0], pb);
+      cr_expect(close_to(H[0], h[2], 1e-12));
+      ad_tape_free(&t);
+    }
+  }
+}
+
+/* Each density with every non-data argument a scalar var: gradient and
+** Hessian against finite differences of the element function. */
+typedef struct { int dist, k; double x[4]; } dctx;
+static double dist_f(double v, const void *c) {
+  const dctx *d = c;
+  double x[4], g[4], f;
+  for (int i = 0; i < 4; i++) x[i] = d->x[i];
+  x[d->k] = v;
+  ad_dist_elem(d->dist, x, &f, g, NULL);
+  return f;
+}
+typedef struct { int dist, k, l; double x[4]; } dgctx;
+static double dist_g(double v, const void *c) {
+  const dgctx *d = c;
+  double x[4], g[4], f;
+  for (int i = 0; i < 4; i++) x[i] = d->x[i];
+  x[d->l] = v;
+  ad_dist_elem(d->dist, x, &f, g, NULL);
+  return g[d->k];
+}
+
+Test(ad_ops, densities_match_fd) {
+  static const double pts[AD_DIST_COUNT_][2][4] = {
+    [AD_DIST_NORMAL] = {{0.3, -0.2, 1.7}, {-2.0, 1.0, 0.4}},
+    [AD_DIST_STUDENT_T] = {{0.3, 3.5, -0.2, 1.7}, {4.0, 1.2, 1.0, 0.6}},
+    [AD_DIST_CAUCHY] = {{0.3, -0.2, 1.7}, {-2.0, 1.0, 0.4}},
+    [AD_DIST_LOGNORMAL] = {{0.3, -0.2, 1.7}, {2.0, 1.0, 0.4}},
+    [AD_DIST_GAMMA] = {{0.3, 2.5, 1.7}, {2.0, 0.7, 0.4}},
+    [AD_DIST_EXPONENTIAL] = {{0.3, 2.5}, {2.0, 0.7}},
+    [AD_DIST_POISSON_LOG] = {{3, 0.5}, {0, -1.5}},
+    [AD_DIST_BERNOULLI_LOGIT] = {{1, 0.5}, {0, -1.5}},
+    [AD_DIST_BINOMIAL_LOGIT] = {{3, 10, 0.5}, {0, 4, -1.5}},
+  };
+  for (int d = 0; d < AD_DIST_COUNT_; d++) {
+    int na = ad_dist_nargs(d);
+    for (int p = 0; p < 2; p++) {
+      double f, g[4], h[16];
+      ad_dist_elem(d, pts[d][p], &f, g, h);
+      for (int k = 0; k < na; k++) {
+        if (ad_dist_data_only(d, k)) continue;
+        dctx c = {d, k, {0}};
+        memcpy(c.x, pts[d][p], sizeof c.x);
+        double fd = fd6(dist_f, c.x[k], &c);
+        cr_expect(close_to(g[k], fd, 1e-7), "%s g[%d] %g vs %g", ad_dist_name(d), k, g[k], fd);
+        for (int l = 0; l < na; l++) {
+          if (ad_dist_data_only(d, l)) continue;
+          dgctx e = {d, k, l, {0}};
+          memcpy(e.x, pts[d][p], sizeof e.x);
+          double fh = fd6(dist_g, e.x[l], &e);
+          cr_expect(close_to(h[k * 4 + l], fh, 1e-6), "%s h[%d][%d] %g vs %g",
+                    ad_dist_name(d), k, l, h[k * 4 + l], fh);
+        }
+      }
+      /* normalizing constant: normal at its mean */
+      if (d == AD_DIST_NORMAL && p == 0) {
+        double x[3] = {0, 0, 1};
+        ad_dist_elem(d, x, &f, g, NULL);
+        cr_expect(close_to(f, -0.91893853320467274, 1e-15));
+      }
+    }
+  }
+}
+
+/* The vectorized node equals the sum of elements, for every broadcasting
+** pattern, in value, gradient and Hessian. */
+Test(ad_ops, density_vector_node_matches_elements) {
+  double y[5] = {0.3, 1.2, 2.5, 0.8, 1.9}, mu[5] = {0.1, 0.5, 1.0, -0.3, 0.2},
+         s[5] = {1.1, 0.7, 2.0, 1.3, 0.9};
+  for (int d = 0; d < AD_DIST_COUNT_; d++) {
+    int na = ad_dist_nargs(d);
+    if (ad_dist_data_only(d, 0)) continue;
+    const double *cols[4] = {y, s, mu, s};
+    if (na == 3) { cols[1] = d == AD_DIST_GAMMA ? s : mu; cols[2] = s; }
+    if (na == 2) cols[1] = s;
+    for (int pattern = 0; pattern < 2; pattern++) {
+      ad_tape t;
+      ad_tape_init(&t);
+      ad_arg args[4];
+      ad_idx vin[32];
+      size_t nin = 0;
+      for (int k = 0; k < na; k++) {
+        size_t len = (pattern == 0 && k > 0) ? 1 : 5;
+        ad_idx v;
+        cr_assert_eq(ad_vars_new(&t, len, cols[k], &v), 0);
+        args[k] = ad_arg_var(v, len);
+        for (size_t i = 0; i < len; i++) vin[nin++] = v + (ad_idx)i;
+      }
+      double value;
+      ad_idx out;
+      cr_assert_eq(ad_dist(&t, d, args, &value, &out, NULL), 0);
+      double g[32], H[32 * 32];
+      cr_assert_eq(ad_hessian(&t, out, nin, vin, g, H), 0);
+      /* reference: sum of elements on scalar vars */
+      double ref = 0, rg[32] = {0}, rH[32 * 32] = {0};
+      for (size_t i = 0; i < 5; i++) {
+        double x[4], eg[4], eh[16], f;
+        size_t pos[4], off = 0;
+        for (int k = 0; k < na; k++) {
+          size_t len = (size_t)args[k].n;
+          x[k] = cols[k][len > 1 ? i : 0];
+          pos[k] = off + (len > 1 ? i : 0);
+          off += len;
+        }
+        ad_dist_elem(d, x, &f, eg, eh);
+        ref += f;
+        for (int k = 0; k < na; k++) {
+          rg[pos[k]] += eg[k];
+          for (int l = 0; l < na; l++) rH[pos[k] * nin + pos[l]] += eh[k * 4 + l];
+        }
+      }
+      cr_expect(close_to(value, ref, 1e-12), "%s value", ad_dist_name(d));
+      for (size_t j = 0; j < nin; j++) {
+        cr_expect(close_to(g[j], rg[j], 1e-12), "%s g[%zu]", ad_dist_name(d), j);
+        for (size_t l = 0; l < nin; l++)
+          cr_expect(close_to(H[j * nin + l], rH[j * nin + l], 1e-10), "%s H", ad_dist_name(d));
+      }
+      ad_tape_free(&t);
+    }
+  }
+}
+
+Test(ad_ops, data_only_and_sizes) {
+  ad_tape t;
+  ad_tape_init(&t);
+  ad_idx v, y;
+  double val;
+  size_t bad = 9;
+  ad_var_new(&t, 1, &v);
+  ad_arg args[2] = {ad_arg_var(v, 1), ad_arg_scalar(0.5)};
+  cr_expect_eq(ad_dist(&t, AD_DIST_POISSON_LOG, args, &val, &y, &bad), AD_EARG);
+  cr_expect_eq(bad, 0);
+  double a3[3] = {1, 2, 3}, a4[4] = {1, 2, 3, 4};
+  ad_arg sz[3] = {ad_arg_const(a3, 3), ad_arg_const(a4, 4), ad_arg_var(v, 1)};
+  cr_expect_eq(ad_dist(&t, AD_DIST_NORMAL, sz, &val, &y, &bad), AD_ESIZE);
+  cr_expect_eq(bad, 1);
+  ad_arg cst[3] = {ad_arg_const(a3, 3), ad_arg_scalar(0), ad_arg_scalar(1)};
+  cr_expect_eq(ad_dist(&t, AD_DIST_NORMAL, cst, &val, &y, NULL), 0);
+  cr_expect_eq(y, AD_NOVAR);
+  cr_expect(close_to(val, -3 * 0.91893853320467274 - 7, 1e-14));
+  ad_tape_free(&t);
+}
