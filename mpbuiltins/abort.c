@@ -59,13 +59,22 @@ static int drained(mpb_state *st, void *ud) {
 }
 
 static void wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
-  mpb_wait(L, st, req_done, req, MPB_WAIT_NOABORT);
+  mpb_wait(L, st, req_done, req, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+}
+
+/* Forget everything of the aborted epoch: queued messages and counts. */
+static void clean(mpb_state *st) {
+  mpb_inbox_clear(st, 1);
+  memset(st->sent_to, 0, sizeof *st->sent_to * (size_t)st->size);
+  memset(st->recvd_from, 0, sizeof *st->recvd_from * (size_t)st->size);
 }
 
 void mpb_resync(lua_State *L, mpb_state *st) {
+  int64_t task = st->task;
   st->naborts++;
+  st->in_task = 0;
   if (st->use_mpi && st->size > 1) {
-    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, MPB_WAIT_NOABORT);
+    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     size_t n = (size_t)st->size;
     int64_t *out = malloc(4 * n * sizeof *out), *in = out + 2 * n, *expect = out;
     if (!out) {
@@ -85,8 +94,11 @@ void mpb_resync(lua_State *L, mpb_state *st) {
       expect[p] = in[2 * p];
     }
     st->nfault_expect = st->rank == 0 ? nf : 0;
-    mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT);
+    mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     free(out);
+    /* Clean before the barrier: a rank that leaves the barrier first may
+    ** start the next task, whose messages must survive here. */
+    clean(st);
     MPI_Ibarrier(st->ctl, &req);
     wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
@@ -96,15 +108,13 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     wait_req(L, st, &req);
     st->nself = st->faulted + nf;
   } else {
+    clean(st);
     st->nself = st->faulted;
   }
-  mpb_inbox_clear(st, 1);
-  memset(st->sent_to, 0, sizeof *st->sent_to * (size_t)st->size);
-  memset(st->recvd_from, 0, sizeof *st->recvd_from * (size_t)st->size);
-  st->aborting = 0;
   st->faulted = 0;
-  st->in_task = 0;
   st->nfault_expect = 0;
+  /* an ABORT of the next task may have arrived during the barrier */
+  st->aborting = st->abort_task > task;
   lua_sethook(L, NULL, 0, 0);
 }
 

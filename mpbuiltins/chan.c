@@ -195,12 +195,21 @@ static mpb_msg *recv_probed(MPI_Message *mm, MPI_Status *s) {
   return m;
 }
 
+/* Probing a second communicator costs as much as the first (ch4:ucx), so a
+** wait for user messages looks at the control channel every CTL_EVERY polls
+** only: aborts are not latency-critical at the microsecond scale. */
+#define CTL_EVERY 16
+
 int mpb_poll(mpb_state *st) {
+  return mpb_poll_ctl(st, 1);
+}
+
+int mpb_poll_ctl(mpb_state *st, int ctl) {
   if (!st->use_mpi) return 0;
   int events = 0, flag;
   MPI_Message mm;
   MPI_Status s;
-  for (;;) {
+  for (; ctl;) {
     MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, st->ctl, &flag, &mm, &s);
     if (!flag) break;
     ctl_dispatch(st, recv_probed(&mm, &s));
@@ -234,8 +243,9 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   double t0 = 0;
   long nap = 1000;
   unsigned spins = 0;
-  for (;;) {
-    int ev = mpb_poll(st);
+  int ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
+  for (unsigned it = 0;; it++) {
+    int ev = mpb_poll_ctl(st, it % ctl_every == 0);
     if (ready(st, ud)) return;
     if (!(flags & MPB_WAIT_NOABORT)) mpb_check_abort(L, st);
     if (ev) {
@@ -249,7 +259,7 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
     double t = now_sec();
     if (t0 == 0) t0 = t;
     if (t - t0 < SPIN_SEC) continue;
-    if (t - t0 < YIELD_SEC) {
+    if (t - t0 < YIELD_SEC || (flags & MPB_WAIT_HOT)) {
       sched_yield();
       continue;
     }

@@ -132,6 +132,8 @@ void mpb_ctl_send(mpb_state *st, int dst, int kind, int64_t task, int32_t arg,
 /* Receive what has arrived: control messages are dispatched, user messages
 ** queued. Returns the number of events (arrivals, completed sends). */
 int mpb_poll(mpb_state *st);
+/* The same, looking at the control channel only when ctl is non-zero. */
+int mpb_poll_ctl(mpb_state *st, int ctl);
 
 /* The one wait: returns when ready(L, ud) is true. Progresses all traffic,
 ** watches the control channel, backs off to sleeping. Unless flags has
@@ -139,6 +141,8 @@ int mpb_poll(mpb_state *st);
 ** and "interrupted" on rank 0 after SIGINT. */
 typedef int (*mpb_ready)(mpb_state *st, void *ud);
 #define MPB_WAIT_NOABORT 1
+#define MPB_WAIT_CTL 2     /* waiting mostly for control messages */
+#define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
 /* Raise the abort error / check for abort or interrupt and raise. */
 int mpb_raise_abort(lua_State *L);

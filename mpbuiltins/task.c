@@ -164,7 +164,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     }
     if (!st->aborting) mpb_abort_begin(st);
   } else if (!st->aborting) {
-    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT);
+    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (mpb_sigint && !st->aborting) {
       mpb_sigint = 0;
       mpb_fault_record(st, 0, "interrupted!", 12);
@@ -177,6 +177,13 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     lua_settop(L, base);
     mpb_resync(L, st);
     mpb_fault_report(L, st, fname);
+    if (st->batch) { /* batch: a fault ends the job, whoever catches it */
+      fprintf(stderr, "mplua: %s\n", lua_tostring(L, -1));
+      fflush(stderr);
+      mpb_task_exit(st, 1);
+      mpb_stop(L);
+      exit(1);
+    }
     return lua_error(L);
   }
   int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
@@ -231,7 +238,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   }
   lua_settop(L, top);
   if (status == LUA_OK && !st->aborting) {
-    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT);
+    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (!st->aborting) {
       int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
       mpb_ctl_send(st, (st->rank - 1) / st->nfan, MPB_CTL_DONE, st->task, 0, unrecv, NULL, 0);
@@ -248,7 +255,7 @@ static int idle_ready(mpb_state *st, void *ud) {
 
 int mpb_worker_loop(lua_State *L, mpb_state *st) {
   for (;;) {
-    mpb_wait(L, st, idle_ready, NULL, MPB_WAIT_NOABORT);
+    mpb_wait(L, st, idle_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (st->aborting) { /* a late ABORT for a task this rank had finished */
       mpb_resync(L, st);
       continue;
