@@ -110,6 +110,38 @@ int mplua_run_all(lua_State *L, const char *file) {
   return status == LUA_OK ? 0 : 1;
 }
 
+int mplua_target(lua_State *L) { return mpb_get(L)->connect; }
+
+static int remote_main(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_pushinteger(L, st->connect);
+  lua_insert(L, 1);
+  int n = mpb_task_run(L, st, MPB_OP_LINE, 2, "connect");
+  int base = lua_gettop(L) - n;
+  size_t len;
+  const char *out = lua_tolstring(L, base + 2, &len);
+  if (out && len) {
+    fwrite(out, 1, len, stdout);
+    fflush(stdout);
+  }
+  int target = st->connect;
+  if (lua_toboolean(L, base + 3)) st->connect = 0; /* mp.disconnect() ran there */
+  if (!lua_toboolean(L, base + 1)) {
+    lua_pushfstring(L, "[rank %d] %s", target, n > 3 ? lua_tostring(L, base + 4) : "?");
+    return lua_error(L);
+  }
+  return n - 3;
+}
+
+int mplua_remote(lua_State *L) {
+  int base = lua_gettop(L) - 1;
+  lua_pushcfunction(L, remote_main);
+  lua_insert(L, base + 1);
+  int status = lua_pcall(L, 1, LUA_MULTRET, 0);
+  (void)base;
+  return status;
+}
+
 static int worker_main(lua_State *L) {
   lua_pushinteger(L, mpb_worker_loop(L, mpb_get(L)));
   return 1;

@@ -38,6 +38,13 @@ int mplua_docall(lua_State *L, int nargs, int nres);
 /* Report the error message on top of the stack (rank 0: stderr), pop it. */
 void mplua_report(lua_State *L, int status);
 
+/* Rank 0: the rank mp.connect routes prompt chunks to, or 0. */
+int mplua_target(lua_State *L);
+/* Rank 0: run the function on top of the stack on the connected rank (its
+** print output is written here); leaves its results as strings, or an error
+** message. Returns a status like mplua_docall. */
+int mplua_remote(lua_State *L);
+
 /* Rank 0: the interactive prompt, reading stdin until end of input or
 ** os.exit(). Returns the exit status. */
 int mplua_repl(lua_State *L);

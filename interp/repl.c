@@ -240,7 +240,10 @@ static void save_line(const char *line) {
 static const char *push_prompt(lua_State *L, int firstline) {
   if (lua_getglobal(L, firstline ? "_PROMPT" : "_PROMPT2") == LUA_TNIL) {
     lua_pop(L, 1);
-    lua_pushstring(L, firstline ? PROMPT1 : PROMPT2);
+    if (mplua_target(L)) /* connected: say where chunks go */
+      lua_pushfstring(L, "[%d]%s", mplua_target(L), firstline ? PROMPT1 : PROMPT2);
+    else
+      lua_pushstring(L, firstline ? PROMPT1 : PROMPT2);
   }
   else {
     luaL_tolstring(L, -1, NULL);
@@ -396,8 +399,8 @@ static int repl_main(lua_State *L) {
   while ((status = loadline(L)) != GOT_EOF) {
     if (status == GOT_INTR) /* the reader has moved to a new line */
       continue;
-    if (status == LUA_OK)
-      status = mplua_docall(L, 0, LUA_MULTRET);
+    if (status == LUA_OK) /* mp.connect routes chunks to another rank */
+      status = mplua_target(L) ? mplua_remote(L) : mplua_docall(L, 0, LUA_MULTRET);
     if (status == LUA_OK)
       print_results(L);
     else

@@ -84,6 +84,7 @@ int luaopen_mp(lua_State *L) {
   mpb_open_p2p(L);
   mpb_open_task(L);
   mpb_open_abort(L);
+  mpb_open_connect(L);
   mpb_open_array(L);
   return 1;
 }

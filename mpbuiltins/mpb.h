@@ -19,7 +19,7 @@
 #define MPB_ERRLEN 256
 
 /* User-comm channels (the MPI tag). Only MPB_CH_USER is visible to mp.recv. */
-enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_COLL, MPB_NCHAN };
+enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL, MPB_NCHAN };
 
 /* Control-channel message kinds (the MPI tag on the control communicator). */
 enum {
@@ -86,6 +86,7 @@ typedef struct mpb_state {
   MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
   int nfan;
   int batch;
+  int connect;       /* rank 0: the rank chunks are routed to (0: none) */
 
   /* task */
   int64_t task;      /* number of the current or last task */
@@ -211,6 +212,9 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
 void mpb_open_p2p(lua_State *L);
 void mpb_open_task(lua_State *L);
 void mpb_open_abort(lua_State *L);
+void mpb_open_connect(lua_State *L);
+/* The task body of a connected chunk (connect.c). */
+int mpb_remote_body(lua_State *L);
 
 /* luaopen_mp: the module (mp.c). */
 int luaopen_mp(lua_State *L);

@@ -88,6 +88,8 @@ static int op_body(lua_State *L) {
       }
       return 1;
     }
+    case MPB_OP_LINE:
+      return mpb_remote_body(L);
     case MPB_OP_CD: {
       const char *dir = luaL_checkstring(L, 1);
       if (chdir(dir) != 0) {
@@ -156,6 +158,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   int status = lua_pcall(L, n + 1, LUA_MULTRET, base + 1);
   st->in_task = 0;
   if (status != LUA_OK) {
+    mpb_poll(st); /* a FAULT that arrived while this rank was busy came first */
     if (!mpb_is_abort(L, -1)) {
       size_t mlen;
       const char *msg = luaL_tolstring(L, -1, &mlen);

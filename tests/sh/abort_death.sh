@@ -1,0 +1,42 @@
+# ranks: 2 4
+# A worker that dies ends the whole job with a report and a non-zero status,
+# never a hang: killed by a signal (MPICH's launcher sees it and ends every
+# rank), or calling os.exit inside a task (mplua ends the job).
+set -eu
+N=${1:?usage: $0 RANKS}
+: "${MPLUA:?}" "${MPIEXEC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+cat >kill.lua <<'LUA'
+mp.exec(function()
+  if mp.rank == mp.size - 1 then
+    local pid = io.open("/proc/self/stat"):read("a"):match("^(%d+)")
+    os.execute("kill -9 " .. pid)
+  end
+  mp.handin(1)
+end)
+print("not reached")
+LUA
+status=0
+timeout 120 "$MPIEXEC" -n "$N" "$MPLUA" kill.lua >out 2>err || status=$?
+if [ "$status" = 0 ] || [ "$status" = 124 ] || grep -q "not reached" out; then
+  echo "FAIL (kill): status $status"; cat out err; exit 1
+fi
+grep -qi "terminat\|killed" err out || { echo "FAIL (kill): no report"; cat out err; exit 1; }
+
+cat >exit.lua <<'LUA'
+mp.exec(function()
+  if mp.rank == mp.size - 1 then os.exit(3) end
+  mp.handin(1)
+end)
+print("not reached")
+LUA
+status=0
+timeout 120 "$MPIEXEC" -n "$N" "$MPLUA" exit.lua >out 2>err || status=$?
+if [ "$status" = 0 ] || [ "$status" = 124 ] || grep -q "not reached" out; then
+  echo "FAIL (os.exit): status $status"; cat out err; exit 1
+fi
+grep -q "rank $((N - 1))/$N called os.exit(3) in a task: ending the job" err ||
+  { echo "FAIL (os.exit): no report"; cat err; exit 1; }
+echo "abort_death ok"

@@ -1,0 +1,36 @@
+# ranks: 3
+# mp.connect: rank 0's prompt runs chunks on another rank (prints and results
+# come back, errors there are reported and abort nothing), after a fault that
+# left that rank's globals to inspect; mp.disconnect returns to rank 0.
+set -eu
+N=${1:?usage: $0 RANKS}
+: "${MPLUA:?}" "${MPIEXEC:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+cat >in <<'LUA'
+mp.exec(function() clue = "state of " .. mp.rank if mp.rank == 2 then error("fault here") end end)
+mp.connect(2)
+clue
+print("rank", mp.rank) return 7
+error("oops")
+mp.disconnect()
+mp.rank
+mp.exec(function() return mp.handin(1) end)
+LUA
+status=0
+"$MPIEXEC" -n "$N" "$MPLUA" <in >out 2>err || status=$?
+cat >want <<'OUT'
+> > [2]> state of 2
+[2]> rank	2
+7
+[2]> [2]> > 0
+> 3
+> 
+OUT
+if [ "$status" != 0 ] || ! cmp -s want out; then
+  echo "FAIL: exit $status"; diff want out || true; cat err; exit 1
+fi
+grep -q "rank 2/3 faulted: stdin:1: fault here" err || { echo "FAIL: no fault report"; cat err; exit 1; }
+grep -q "\[rank 2\] stdin:1: oops" err || { echo "FAIL: remote error not reported"; cat err; exit 1; }
+echo "repl_connect ok"
