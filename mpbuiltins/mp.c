@@ -11,10 +11,11 @@
 
 static const char STATE_KEY[] = "mp.state";
 
+/* The state lives in the registry (its __gc finalizes MPI); a pointer to it
+** sits in the lua_State's extra space, copied into every coroutine, so the
+** hot path finds it without a lookup. */
 mpb_state *mpb_get(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
-  mpb_state *st = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
   if (!st) luaL_error(L, "mp: the runtime is not started (mplua_open)");
   return st;
 }
@@ -33,6 +34,7 @@ mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  *(mpb_state **)lua_getextraspace(L) = st;
   if (mpb_chan_init(L, st, use_mpi, argc, argv) != 0) return NULL;
   mpb_hook_arm(st, 0);
   return st;

@@ -19,7 +19,10 @@
 #define MPB_ERRLEN 256
 
 /* User-comm channels (the MPI tag). Only MPB_CH_USER is visible to mp.recv. */
-enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL, MPB_NCHAN };
+enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL,
+       MPB_CH_CUSER,   /* send/recv on sub-communicators (comm.c) */
+       MPB_CH_POOL,    /* mp.pool hand-out and results (pool.c) */
+       MPB_NCHAN };
 
 /* Control-channel message kinds (the MPI tag on the control communicator). */
 enum {
@@ -118,6 +121,11 @@ typedef struct mpb_state {
   size_t send_bytes;
   mpb_send *csends;  /* control sends in flight */
   mpb_queue cmdq;    /* control messages waiting for the idle loop */
+  int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
+  int wbusy;         /* it holds a message not yet handed to MPI */
+  void *wscratch;    /* that buffer */
+  char rbuf[4096];   /* small received bodies are decoded from here */
+  int rbusy;
   lua_State *L;      /* main thread */
 } mpb_state;
 
@@ -164,10 +172,16 @@ mpb_queue *mpb_inbox(mpb_state *st, int chan, int src);
 ** Leaves the buffer userdata on the stack and returns it. */
 struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
                                 int arg, size_t hdrlen);
+/* b's bytes have been handed over: the reusable buffer is free again. */
+void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
 /* Send the message in b (header filled here) to world rank dst on chan; when
 ** last, b's bytes are taken instead of copied. b's userdata must be on top. */
 void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,
                    struct mpb_wbuf *b, int last);
+/* The same with the header's communicator id and flags (sub-communicators,
+** collectives). */
+void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan,
+                       struct mpb_wbuf *b, int last, uint32_t comm, uint32_t flags);
 /* Send len bytes (header first) to dst on chan; takes buf when own. */
 void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf,
                          size_t len, int own);
@@ -212,6 +226,9 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
 void mpb_open_p2p(lua_State *L);
 void mpb_open_task(lua_State *L);
 void mpb_open_abort(lua_State *L);
+void mpb_open_comm(lua_State *L);    /* comm.c, coll.c */
+void mpb_open_request(lua_State *L); /* request.c */
+void mpb_open_pool(lua_State *L);    /* pool.c */
 void mpb_open_connect(lua_State *L);
 /* The task body of a connected chunk (connect.c). */
 int mpb_remote_body(lua_State *L);

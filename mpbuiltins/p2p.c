@@ -91,21 +91,42 @@ void mpb_check_task(lua_State *L, mpb_state *st, const char *fname) {
 }
 
 /* ------------------------------------------------------------- sending */
+/* Encoding reuses one buffer per rank (allocating a collectable buffer per
+** message costs more than encoding a small one); a nested use while it holds
+** a message (a __gc handler that sends) gets a fresh buffer. */
 struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
                                 int arg, size_t hdrlen) {
   char err[MPB_ERRLEN];
-  mpb_wbuf *b = mpb_wbuf_push(L);
+  mpb_state *st = mpb_get(L);
+  mpb_wbuf *b;
+  if (st->wbusy) {
+    b = mpb_wbuf_push(L);
+  } else {
+    if (st->wref == 0 || st->wref == LUA_NOREF) {
+      mpb_wbuf_push(L);
+      st->wref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->wref);
+    b = mpb_wbuf_check(L, -1);
+    mpb_wbuf_reset(L, b, lua_gettop(L));
+    st->wscratch = b;
+    st->wbusy = 1;
+  }
   int bidx = lua_gettop(L);
   if (!mpb_wbuf_reserve(b, hdrlen)) luaL_error(L, "mp.%s: out of memory", fname);
   b->len += hdrlen;
   if (mpb_wire_encode(L, first, n, b, bidx, err, sizeof err) != 0) {
-    mpb_state *st = mpb_get(L);
+    mpb_encode_done(st, b);
     if (arg > 0)
       luaL_error(L, "bad argument #%d to 'mp.%s' ([rank %d/%d] %s)", arg, fname, st->rank,
                  st->size, err);
     luaL_error(L, "mp.%s: [rank %d/%d] %s", fname, st->rank, st->size, err);
   }
   return b;
+}
+
+void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
+  if (b == st->wscratch) st->wbusy = 0;
 }
 
 static int below_max(mpb_state *st, void *ud) {
@@ -219,22 +240,30 @@ void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *b
 
 void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
                    int last) {
+  mpb_user_send_hdr(L, st, dst, chan, b, last, 0, 0);
+}
+
+void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                       int last, uint32_t comm, uint32_t flags) {
   int bidx = lua_gettop(L); /* b's userdata is on top (mpb_encode_msg) */
-  mpb_uhdr h = {st->task, 0, 0};
+  mpb_uhdr h = {st->task, comm, flags};
   memcpy(b->data, &h, sizeof h);
   if (b->nseg) {
     if (dst != st->rank && st->use_mpi) {
       send_segments(L, st, dst, chan, b, bidx);
+      if (last) mpb_encode_done(st, b);
       return;
     }
     size_t total = b->len + b->extlen;
     char *flat = malloc(total);
     if (!flat) luaL_error(L, "mp: out of memory");
     mpb_wbuf_flatten(b, flat);
+    if (last) mpb_encode_done(st, b);
     mpb_user_send_bytes(L, st, dst, chan, flat, total, 1);
     return;
   }
-  if (last) {
+  if (last) mpb_encode_done(st, b); /* the bytes are copied or taken below */
+  if (last && b->len >= (64 << 10)) { /* large: hand the bytes over, no copy */
     size_t len;
     char *buf = mpb_wbuf_steal(b, &len);
     mpb_user_send_bytes(L, st, dst, chan, buf, len, 1);
@@ -289,7 +318,26 @@ static int blob_gc(lua_State *L) {
   return 0;
 }
 
+/* Small messages are decoded from a per-rank buffer (copying their few
+** arrays) so that no collectable owner is made per message; large ones are
+** owned by a blob userdata, and their arrays are views into it (no copy). */
+#define SMALL_MSG 4096
+
 int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
+  char err[MPB_ERRLEN];
+  size_t len = m->len - sizeof(mpb_uhdr);
+  if (len <= SMALL_MSG && !st->rbusy) {
+    memcpy(st->rbuf, m->buf + sizeof(mpb_uhdr), len);
+    int src = m->src;
+    free(m);
+    st->rbusy = 1; /* a __gc handler that receives meanwhile takes the other path */
+    int n = mpb_wire_decode(L, st->rbuf, len, 0, err, sizeof err);
+    st->rbusy = 0;
+    if (n < 0)
+      luaL_error(L, "mp.%s: [rank %d/%d] malformed message from rank %d: %s", fname,
+                 st->rank, st->size, src, err);
+    return n;
+  }
   blob *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->m = NULL; /* inert until it owns m */
   if (luaL_newmetatable(L, "mp.Blob")) {
@@ -299,9 +347,7 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   lua_setmetatable(L, -2);
   b->m = m;
   int bidx = lua_gettop(L);
-  char err[MPB_ERRLEN];
-  int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), m->len - sizeof(mpb_uhdr), bidx,
-                          err, sizeof err);
+  int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), len, bidx, err, sizeof err);
   if (n < 0)
     luaL_error(L, "mp.%s: [rank %d/%d] malformed message from rank %d: %s", fname,
                st->rank, st->size, m->src, err);

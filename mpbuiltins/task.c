@@ -106,6 +106,8 @@ static int op_body(lua_State *L) {
 /* ------------------------------------------------------------- helpers */
 static void task_reset(mpb_state *st, int64_t task) {
   st->task = task;
+  st->wbusy = 0; /* an error between encoding and sending left it claimed */
+  st->rbusy = 0;
   st->done_count = 0;
   st->unrecv = 0;
   st->user_sent = st->user_taken = 0;
@@ -147,6 +149,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   }
   task_reset(st, st->task + 1);
   send_staff(st, MPB_CTL_CMD, op, st->nfan, body, len);
+  mpb_encode_done(st, b);
   lua_settop(L, base + n);
 
   lua_pushcfunction(L, mpb_msgh);

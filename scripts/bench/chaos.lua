@@ -22,17 +22,22 @@ end
 local before = mem()
 local c = chaos.new(seed)
 local rec, faults, t0 = {}, 0, mp.wtime()
+local marks = {}
 for k = 1, rounds do
   local f, _, secs = c:round(k)
   if f then
     faults = faults + 1
     rec[#rec + 1] = secs
   end
+  if k % (rounds // 5) == 0 then marks[#marks + 1] = {k, mem()} end
 end
 local after = mem()
 print(("chaos soak: %d ranks, seed %d, %d rounds in %.1f s, %d aborts, nothing lost"):format(
   mp.size, seed, rounds, mp.wtime() - t0, faults))
 print(("recovery (failed task + next task): median %.2f ms"):format(C.median(rec) * 1e3))
+-- RSS after each fifth of the run: a leak grows steadily, warm-up does not
 for r = 1, #before do
-  print(("rank %d RSS: %d kB -> %d kB"):format(r - 1, before[r], after[r]))
+  local t = {}
+  for _, m in ipairs(marks) do t[#t + 1] = ("%d"):format(m[2][r]) end
+  print(("rank %d RSS (kB): start %d, then %s"):format(r - 1, before[r], table.concat(t, ", ")))
 end
