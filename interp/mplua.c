@@ -2,6 +2,7 @@
 ** The embedding API (mplua.h): what main.c, or any C host, uses to run an
 ** mplua rank. Everything below it (mp, ad) knows nothing of prompts.
 */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,12 @@ static int open_all(lua_State *L) {
 lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
   if (argv && *argv && (*argv)[0] && (*argv)[0][0]) progname = (*argv)[0];
   setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
+  /* Messages of a few MiB are allocated and freed at a high rate (receive
+  ** buffers, Lua strings): served from fresh mmaps, every one of them costs
+  ** page faults that take longer than the transfer itself. Keep them in the
+  ** heap instead. */
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);

@@ -218,7 +218,13 @@ int mpb_poll_ctl(mpb_state *st, int ctl) {
   for (;;) {
     MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, st->user, &flag, &mm, &s);
     if (!flag) break;
-    mpb_user_arrived(st, recv_probed(&mm, &s));
+    mpb_msg *m = recv_probed(&mm, &s);
+    mpb_uhdr h;
+    if (m->len >= sizeof h) {
+      memcpy(&h, m->buf, sizeof h);
+      if (h.flags & MPB_UF_SPLIT) m = mpb_user_unsplit(st, m);
+    }
+    mpb_user_arrived(st, m);
     events++;
   }
   if (st->sends) events += progress_sends(st, &st->sends, 1);

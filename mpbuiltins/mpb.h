@@ -24,6 +24,9 @@ enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL
        MPB_CH_POOL,    /* mp.pool hand-out and results (pool.c) */
        MPB_NCHAN };
 
+/* Header flag: the message's large segments follow as separate messages. */
+#define MPB_UF_SPLIT 0x80000000u
+
 /* Control-channel message kinds (the MPI tag on the control communicator). */
 enum {
   MPB_CTL_CMD = 1,   /* leader -> staff (tree): start a task */
@@ -190,6 +193,9 @@ mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src,
                        const char *fname);
 /* Push the values of m (taking ownership of m); returns their count. */
 int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname);
+/* Reassemble a message sent in parts (MPB_UF_SPLIT): receives the parts
+** straight into place. Takes m, returns the whole message. */
+mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m);
 /* Queue an arrived user message, or drop it if it is stale. */
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
 /* Forget queued messages of earlier tasks (task start) / all (resync). */

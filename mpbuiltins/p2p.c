@@ -134,10 +134,10 @@ static int below_max(mpb_state *st, void *ud) {
   return st->send_bytes <= MPB_PENDING_MAX_BYTES;
 }
 
-static int send_gone(mpb_state *st, void *ud) {
-  uint64_t id = *(uint64_t *)ud;
+static int parts_gone(mpb_state *st, void *ud) {
+  const uint64_t *ids = ud;
   for (mpb_send *s = st->sends; s; s = s->next)
-    if (s->id == id) return 0;
+    if (s->id >= ids[0] && s->id <= ids[1]) return 0;
   return 1;
 }
 
@@ -153,49 +153,105 @@ static void push_send(mpb_state *st, mpb_send *s) {
   st->sent_to[s->dst]++;
 }
 
-/* Zero-copy path: an MPI datatype splicing inline bytes and array elements. */
+/* Zero-copy path. A message with external segments (large arrays and
+** strings) goes as one message holding the inline bytes plus a table of
+** where the segments go, followed by each segment as a contiguous message of
+** its own on the same tag: MPI's ordering keeps them together, and contiguous
+** buffers get UCX's zero-copy rendezvous (a noncontiguous datatype is packed
+** in fragments instead, several times slower). The receiver lands each
+** segment directly in place (mpb_user_unsplit). */
 static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
                           mpb_wbuf *b, int bidx) {
-  int nb = 2 * b->nseg + 1, k = 0;
-  int *lens = malloc(sizeof(int) * (size_t)nb);
-  MPI_Aint *disp = malloc(sizeof(MPI_Aint) * (size_t)nb);
-  if (!lens || !disp) {
-    free(lens), free(disp);
-    luaL_error(L, "mp.send: out of memory");
-  }
-  size_t at = 0;
-  for (int i = 0; i <= b->nseg; i++) {
-    size_t end = i < b->nseg ? b->seg[i].at : b->len;
-    if (end > at) {
-      lens[k] = (int)(end - at);
-      MPI_Get_address(b->data + at, &disp[k++]);
-    }
-    at = end;
-    if (i < b->nseg && b->seg[i].len) {
-      lens[k] = (int)b->seg[i].len;
-      MPI_Get_address(b->seg[i].ptr, &disp[k++]);
-    }
-  }
-  MPI_Datatype t;
-  MPI_Type_create_hindexed(k, lens, disp, MPI_BYTE, &t);
-  MPI_Type_commit(&t);
-  free(lens), free(disp);
+  size_t tab = (size_t)b->nseg * 2 * sizeof(uint64_t) + sizeof(uint64_t);
+  size_t len = b->len + tab;
   mpb_send *s = malloc(sizeof *s);
-  if (!s) {
-    MPI_Type_free(&t);
+  char *buf = malloc(len);
+  if (!s || !buf) {
+    free(s), free(buf);
     luaL_error(L, "mp.send: out of memory");
+    return;
   }
-  s->buf = NULL;
-  s->len = b->len + b->extlen;
+  memcpy(buf, b->data, b->len);
+  mpb_uhdr h;
+  memcpy(&h, buf, sizeof h);
+  h.flags |= MPB_UF_SPLIT;
+  memcpy(buf, &h, sizeof h);
+  uint64_t *t = (uint64_t *)(void *)(buf + b->len), nseg = (uint64_t)b->nseg;
+  for (int i = 0; i < b->nseg; i++) {
+    uint64_t at = b->seg[i].at, sl = b->seg[i].len;
+    memcpy(&t[2 * i], &at, sizeof at);
+    memcpy(&t[2 * i + 1], &sl, sizeof sl);
+  }
+  memcpy(buf + len - sizeof nseg, &nseg, sizeof nseg);
+  s->buf = buf;
+  s->ref = LUA_NOREF;
+  s->len = len;
   s->dst = dst;
   s->id = ++st->send_ids;
-  lua_pushvalue(L, bidx);
-  s->ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  MPI_Isend(MPI_BOTTOM, 1, t, dst, chan, st->user, &s->req);
-  MPI_Type_free(&t);
-  push_send(st, s);
-  uint64_t id = s->id;
-  mpb_wait(L, st, send_gone, &id, 0);
+  MPI_Isend(buf, (int)len, MPI_BYTE, dst, chan, st->user, &s->req);
+  push_send(st, s); /* counted once: the parts are one message */
+  uint64_t first = st->send_ids + 1;
+  for (int i = 0; i < b->nseg; i++) {
+    mpb_send *p = malloc(sizeof *p);
+    if (!p) luaL_error(L, "mp.send: out of memory"); /* sent parts keep b anchored */
+    p->buf = NULL;
+    p->len = b->seg[i].len;
+    p->dst = dst;
+    p->id = ++st->send_ids;
+    lua_pushvalue(L, bidx);
+    p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    MPI_Isend(b->seg[i].ptr, (int)b->seg[i].len, MPI_BYTE, dst, chan, st->user, &p->req);
+    p->next = st->sends;
+    st->sends = p;
+    st->send_bytes += p->len;
+  }
+  uint64_t ids[2] = {first, st->send_ids};
+  mpb_wait(L, st, parts_gone, ids, 0);
+}
+
+mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m) {
+  uint64_t nseg, total = 0;
+  if (m->len < sizeof(mpb_uhdr) + sizeof nseg) return m; /* malformed: dropped later */
+  memcpy(&nseg, m->buf + m->len - sizeof nseg, sizeof nseg);
+  size_t tab = (size_t)nseg * 2 * sizeof(uint64_t) + sizeof nseg;
+  if (nseg > (1u << 20) || tab > m->len - sizeof(mpb_uhdr)) return m;
+  size_t inl = m->len - tab;
+  const char *t = m->buf + inl;
+  for (uint64_t i = 0; i < nseg; i++) {
+    uint64_t sl;
+    memcpy(&sl, t + 16 * i + 8, sizeof sl);
+    total += sl;
+  }
+  mpb_msg *w = malloc(sizeof *w + inl + total);
+  if (!w) {
+    fprintf(stderr, "mplua: [rank %d] out of memory receiving %llu bytes\n", st->rank,
+            (unsigned long long)(inl + total));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  *w = *m;
+  w->len = inl + total;
+  size_t from = 0, to = 0;
+  for (uint64_t i = 0; i <= nseg; i++) {
+    uint64_t at = inl, sl = 0;
+    if (i < nseg) {
+      memcpy(&at, t + 16 * i, sizeof at);
+      memcpy(&sl, t + 16 * i + 8, sizeof sl);
+    }
+    if (at > inl || at < from) at = from; /* malformed table: keep going safely */
+    memcpy(w->buf + to, m->buf + from, at - from);
+    to += at - from;
+    from = at;
+    if (sl) { /* posted by the sender before it waits: this completes */
+      MPI_Recv(w->buf + to, (int)sl, MPI_BYTE, m->src, m->chan, st->user, MPI_STATUS_IGNORE);
+      to += sl;
+    }
+  }
+  mpb_uhdr h;
+  memcpy(&h, w->buf, sizeof h);
+  h.flags &= ~MPB_UF_SPLIT;
+  memcpy(w->buf, &h, sizeof h);
+  free(m);
+  return w;
 }
 
 /* Send len bytes (a whole message, header first) to dst on chan. Takes buf

@@ -48,6 +48,9 @@ char *mpb_wbuf_steal(mpb_wbuf *b, size_t *len);
 ** arrays are kept alive in the buffer userdata's user value until it is
 ** collected), so a sender can hand the pieces to MPI without a copy. */
 #define MPB_WIRE_EXTMIN 4096
+/* Strings of at least this many bytes are external segments too (a Lua
+** string never changes, so it is referenced, not copied). */
+#define MPB_WIRE_STREXT (64 << 10)
 /* Copy the logical message into dst (len + extlen bytes). */
 void mpb_wbuf_flatten(const mpb_wbuf *b, char *dst);
 

@@ -380,6 +380,10 @@ static int encode(Enc *e, int idx) {
     case LUA_TSTRING: {
       size_t len;
       const char *s = lua_tolstring(L, idx, &len);
+      if (len >= MPB_WIRE_STREXT) { /* long: sent in place, like arrays */
+        if (put_tagvar(e, T_STR, len)) return -1;
+        return mpbw_add_segment(L, e->b, e->bidx, idx, s, len) ? oom(e) : 0;
+      }
       return put_string(e, s, len);
     }
     case LUA_TTABLE: return enc_table(e, idx);

@@ -4,7 +4,7 @@
 package.path = "scripts/bench/?.lua;" .. package.path
 local C = require("common")
 local rounds = tonumber(arg and arg[1]) or 9
-local N = 2000
+local N = mp.size <= 2 and 2000 or 200
 local empty = function() end
 local med = C.interleave(rounds, {
   {"raw", function() return mp.exec(bench.barrier, N) end},

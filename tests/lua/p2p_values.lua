@@ -82,3 +82,35 @@ mp.exec(function()
   end
 end)
 print("p2p_values ok")
+
+-- large values travel in parts (in place, no copy): several segments in one
+-- message, arrays of every dtype, and an array modified right after sending
+mp.exec(function()
+  if mp.size < 2 then return end
+  local function big_array(dt, n, k)
+    local a = mp.array(dt, n)
+    for i = 1, n, 97 do a[i] = (i + k) % 100 end
+    return a
+  end
+  local dts = {"f64", "f32", "i64", "i32", "u8"}
+  if mp.rank == 0 then
+    for _, dt in ipairs(dts) do
+      local a = big_array(dt, 50000, 1)
+      mp.send(1, {a = a, s = string.rep("x", 70000), t = {string.rep("y", 100000), a}}, a:reshape(250, 200))
+      a[1] = 55 -- after send returned: must not affect what was sent
+    end
+  elseif mp.rank == 1 then
+    for _, dt in ipairs(dts) do
+      local t, m = mp.recv(0)
+      local want = big_array(dt, 50000, 1)
+      assert(t.a.dtype == dt and #t.a == 50000, "array dtype/length")
+      for i = 1, 50000, 97 do assert(t.a[i] == want[i], dt .. " element " .. i) end
+      assert(t.a[1] == want[1], "array changed after send")
+      assert(t.t[2] == t.a, "shared array reference")
+      assert(#t.s == 70000 and #t.t[1] == 100000 and t.t[1]:sub(-1) == "y")
+      local d1, d2 = m:dims()
+      assert(d1 == 250 and d2 == 200 and m:get(1, 1) == want[1])
+    end
+  end
+end)
+print("p2p_values large ok")
