@@ -8,38 +8,64 @@
 
 #define AD_HESS_CHUNK 32
 
-/* Scratch of one pass: tangents and adjoint tangents per var (K wide), and the
-** directional derivatives of the region's partials (K wide, entry e at
-** (e - e0) * K). */
+/* Scratch of one pass: tangents and adjoint tangents per var (K wide, row
+** var + 1; row 0 is the trash slot's), and the directional derivatives of
+** the region's partials (K wide): the two of scalar var k at rows
+** 2 (k - v0) and 2 (k - v0) + 1, then node entry e at row 2 nv + (e - e0). */
 typedef struct pass {
   size_t K;
-  ad_idx e0;
-  double *tdot, *adot, *pdot;
+  ad_idx v0, e0;
+  double *tdot, *adot, *pdot, *pent;
 } pass;
 
-static double *TD(const pass *p, ad_idx v) { return p->tdot + (size_t)v * p->K; }
-static double *PD(const pass *p, ad_idx e) { return p->pdot + (size_t)(e - p->e0) * p->K; }
+/* Rows by stored operand (var + 1) and by var. */
+static double *TS(const pass *p, ad_idx s) { return p->tdot + (size_t)s * p->K; }
+static double *TD(const pass *p, ad_idx v) { return TS(p, v + 1); }
+static double *AS(const pass *p, ad_idx s) { return p->adot + (size_t)s * p->K; }
+static double *PS(const pass *p, ad_idx k, int side) {
+  return p->pdot + ((size_t)(k - p->v0) * 2 + (size_t)side) * p->K;
+}
+static double *PD(const pass *p, ad_idx e) { return p->pent + (size_t)(e - p->e0) * p->K; }
 
-static void node_binary(const ad_tape *t, const ad_node *nd, const pass *p) {
+/* Scalar var k: the directional derivatives of its partials. */
+static void slot_pd(const ad_tape *t, ad_idx k, const pass *p) {
   size_t K = p->K;
-  if (!(nd->flags & AD_NF_AUX)) { /* scalar node */
-    int ac = nd->flags & AD_NF_ACONST, bc = nd->flags & AD_NF_BCONST;
-    ad_idx ea = nd->e0, eb = ac ? nd->e0 : nd->e0 + 1;
-    double a = ac ? nd->u.c : t->val[t->ent[ea].in];
-    double b = bc ? nd->u.c : t->val[t->ent[eb].in];
-    double h[3];
-    ad_binary_d2(nd->op, a, b, t->val[nd->out], h);
-    const double *da = ac ? NULL : TD(p, t->ent[ea].in);
-    const double *db = bc ? NULL : TD(p, t->ent[eb].in);
-    for (size_t k = 0; k < K; k++) {
-      double xa = da ? da[k] : 0, xb = db ? db[k] : 0;
-      /* a constant operand contributes nothing (and its second partials may
-      ** be NaN, as d/db a^b for a < 0): skip rather than multiply by 0 */
-      if (!ac) PD(p, ea)[k] = h[0] * xa + (bc ? 0 : h[1] * xb);
-      if (!bc) PD(p, eb)[k] = (ac ? 0 : h[1] * xa) + h[2] * xb;
-    }
+  int code = t->op[k], op = code & AD_SLOT_OPMASK;
+  const ad_slot *s = &t->slot[k];
+  const double *val = t->val;
+  if (AD_IS_UNARY(op)) {
+    double d2 = ad_unary_d2(op, val[s->a - 1], val[k]);
+    const double *dx = TS(p, s->a);
+    double *out = PS(p, k, 0);
+    for (size_t j = 0; j < K; j++) out[j] = d2 * dx[j];
     return;
   }
+  if (!AD_IS_BINARY(op)) return; /* a leaf */
+  double h[3];
+  if (code & (AD_SLOT_ACONST | AD_SLOT_BCONST)) {
+    /* one var operand, in slot a; the constant (in pb) contributes nothing,
+    ** and its second partials may be NaN (d/db a^b for a < 0): skip them */
+    int ac = code & AD_SLOT_ACONST;
+    double x = val[s->a - 1];
+    ad_binary_d2(op, ac ? s->pb : x, ac ? x : s->pb, val[k], h);
+    double hh = ac ? h[2] : h[0];
+    const double *dx = TS(p, s->a);
+    double *out = PS(p, k, 0);
+    for (size_t j = 0; j < K; j++) out[j] = hh * dx[j];
+    return;
+  }
+  ad_binary_d2(op, val[s->a - 1], val[s->b - 1], val[k], h);
+  const double *da = TS(p, s->a), *db = TS(p, s->b);
+  double *oa = PS(p, k, 0), *ob = PS(p, k, 1);
+  for (size_t j = 0; j < K; j++) {
+    oa[j] = h[0] * da[j] + h[1] * db[j];
+    ob[j] = h[1] * da[j] + h[2] * db[j];
+  }
+}
+
+/* Elementwise binary node (vector arguments, aux holds them). */
+static void node_binary(const ad_tape *t, const ad_node *nd, const pass *p) {
+  size_t K = p->K;
   const ad_vec_aux *x = nd->u.aux;
   const ad_arg *A = &x->args[0], *B = &x->args[1];
   int va = ad_arg_isvar(A), vb = ad_arg_isvar(B);
@@ -119,6 +145,55 @@ static void node_dist(const ad_tape *t, const ad_node *nd, const pass *p) {
   }
 }
 
+/* Forward tangents of the scalar vars in [lo, hi). */
+static void slots_tangent(const ad_tape *t, const pass *p, ad_idx lo, ad_idx hi) {
+  size_t K = p->K;
+  for (ad_idx k = lo; k < hi; k++) {
+    const ad_slot *s = &t->slot[k];
+    double *to = TD(p, k);
+    const double *ta = TS(p, s->a);
+    for (size_t j = 0; j < K; j++) to[j] += s->pa * ta[j];
+    if (!s->b) continue; /* unary, constant operand or leaf */
+    const double *tb = TS(p, s->b);
+    for (size_t j = 0; j < K; j++) to[j] += s->pb * tb[j];
+  }
+}
+
+/* Reverse over the scalar vars in [lo, hi): adjoints and their tangents. */
+static void slots_adjoint(const ad_tape *t, const pass *p, ad_idx lo, ad_idx hi) {
+  size_t K = p->K;
+  double *adjb = t->adj - 1;
+  for (ad_idx k = hi; k > lo;) {
+    k--;
+    const ad_slot *s = &t->slot[k];
+    double a = adjb[k + 1];
+    const double *ao = AS(p, k + 1);
+    for (int side = 0; side < 2; side++) {
+      ad_idx i = side ? s->b : s->a;
+      if (!i) continue; /* the trash slot */
+      double pe = side ? s->pb : s->pa;
+      adjb[i] += a * pe;
+      double *ai = AS(p, i);
+      const double *pd = PS(p, k, side);
+      for (size_t j = 0; j < K; j++) ai[j] += ao[j] * pe + a * pd[j];
+    }
+  }
+}
+
+static void entries_adjoint(const ad_tape *t, const pass *p, const ad_node *nd) {
+  size_t K = p->K;
+  double *adj = t->adj;
+  for (ad_idx e = nd->e0 + nd->ne; e > nd->e0;) {
+    e--;
+    ad_idx o = t->ent[e].out, i = t->ent[e].in;
+    double a = adj[o], pe = t->par[e];
+    adj[i] += a * pe;
+    double *ai = AS(p, i + 1);
+    const double *ao = AS(p, o + 1), *pd = PD(p, e);
+    for (size_t k = 0; k < K; k++) ai[k] += ao[k] * pe + a * pd[k];
+  }
+}
+
 int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
            const double *V, double *g, double *HV) {
   const ad_region *r = &t->reg[t->depth];
@@ -128,26 +203,37 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
   for (ad_idx i = r->nnode; i < t->nnode; i++)
     if (t->node[i].op == AD_OP_PRECOMP) return AD_ENOSECOND;
   if (K == 0) K = 1;
-  size_t nv = t->nvar, ne = t->nent - r->nent;
-  pass p = {K, r->nent, NULL, NULL, NULL};
-  p.tdot = calloc(nv * K + 1, sizeof(double));
-  p.adot = calloc(nv * K + 1, sizeof(double));
-  p.pdot = calloc(ne * K + 1, sizeof(double));
+  size_t nv = t->nvar, nreg = t->nvar - r->nvar, ne = t->nent - r->nent;
+  pass p = {K, r->nvar, r->nent, NULL, NULL, NULL, NULL};
+  p.tdot = calloc((nv + 1) * K, sizeof(double));
+  p.adot = calloc((nv + 1) * K, sizeof(double));
+  p.pdot = calloc((2 * nreg + ne) * K + 1, sizeof(double));
   if (!p.tdot || !p.adot || !p.pdot) {
     free(p.tdot); free(p.adot); free(p.pdot);
     return AD_ENOMEM;
   }
+  p.pent = p.pdot + 2 * nreg * K;
   for (size_t j = 0; j < n; j++)
     for (size_t k = 0; k < K; k++) TD(&p, in[j])[k] = V[j * K + k];
-  /* forward: tangents of every var */
-  for (ad_idx e = r->nent; e < t->nent; e++) {
-    double pe = t->par[e], *to = TD(&p, t->ent[e].out);
-    const double *ti = TD(&p, t->ent[e].in);
-    for (size_t k = 0; k < K; k++) to[k] += pe * ti[k];
-  }
-  /* directional derivatives of the partials */
+  /* forward: tangents of every var, then the directional derivatives of the
+  ** partials (node and scalar vars interleaved in recording order) */
+  ad_idx lo = r->nvar;
   for (ad_idx i = r->nnode; i < t->nnode; i++) {
     const ad_node *nd = &t->node[i];
+    slots_tangent(t, &p, lo, nd->out);
+    for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++) {
+      double pe = t->par[e], *to = TD(&p, t->ent[e].out);
+      const double *ti = TD(&p, t->ent[e].in);
+      for (size_t k = 0; k < K; k++) to[k] += pe * ti[k];
+    }
+    lo = nd->out + nd->nout;
+  }
+  slots_tangent(t, &p, lo, t->nvar);
+  lo = r->nvar;
+  for (ad_idx i = r->nnode; i < t->nnode; i++) {
+    const ad_node *nd = &t->node[i];
+    for (ad_idx k = lo; k < nd->out; k++) slot_pd(t, k, &p);
+    lo = nd->out + nd->nout;
     if (AD_IS_UNARY(nd->op)) {
       for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++) {
         ad_idx xi = t->ent[e].in;
@@ -162,25 +248,24 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
       node_lse(t, nd, &p);
     } else if (nd->op == AD_OP_DIST) {
       node_dist(t, nd, &p);
-    } /* pack, sum, matvec: linear, zero */
+    } /* leaves, pack, sum, matvec: linear, zero */
   }
+  for (ad_idx k = lo; k < t->nvar; k++) slot_pd(t, k, &p);
   /* reverse: adjoints and their tangents */
-  double *adj = t->adj;
-  memset(adj + r->nvar, 0, (nv - r->nvar) * sizeof(double));
-  for (ad_idx e = r->nent; e < t->nent; e++) adj[t->ent[e].in] = 0;
-  for (size_t j = 0; j < n; j++) adj[in[j]] = 0;
-  adj[y] = 1;
-  for (ad_idx e = t->nent; e-- > r->nent;) {
-    ad_idx o = t->ent[e].out, i = t->ent[e].in;
-    double a = adj[o], pe = t->par[e];
-    adj[i] += a * pe;
-    double *ai = p.adot + (size_t)i * K;
-    const double *ao = p.adot + (size_t)o * K, *pd = PD(&p, e);
-    for (size_t k = 0; k < K; k++) ai[k] += ao[k] * pe + a * pd[k];
+  ad_clear_region(t, t->adj);
+  for (size_t j = 0; j < n; j++) t->adj[in[j]] = 0;
+  t->adj[y] = 1;
+  ad_idx hi = t->nvar;
+  for (ad_idx i = t->nnode; i > r->nnode;) {
+    const ad_node *nd = &t->node[--i];
+    slots_adjoint(t, &p, nd->out + nd->nout, hi);
+    entries_adjoint(t, &p, nd);
+    hi = nd->out;
   }
+  slots_adjoint(t, &p, r->nvar, hi);
   for (size_t j = 0; j < n; j++) {
-    if (g) g[j] = adj[in[j]];
-    for (size_t k = 0; k < K; k++) HV[j * K + k] = p.adot[(size_t)in[j] * K + k];
+    if (g) g[j] = t->adj[in[j]];
+    for (size_t k = 0; k < K; k++) HV[j * K + k] = AS(&p, in[j] + 1)[k];
   }
   free(p.tdot); free(p.adot); free(p.pdot);
   return 0;

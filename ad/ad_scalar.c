@@ -136,68 +136,36 @@ void ad_binary_d2(int op, double a, double b, double y, double h[3]) {
 
 /* ------------------------------------------------------------- recording */
 
+_Static_assert(AD_OP_COUNT_ <= AD_SLOT_OPMASK + 1, "op codes must fit the slot op mask");
+
 int ad_unary(ad_tape *t, int op, ad_idx x, ad_idx *y) {
-  int rc = ad_reserve(t, 1, 1, 1);
+  int rc = ad_reserve(t, 1, 0, 0);
   if (rc) return rc;
-  double d;
-  ad_idx o = t->nvar++, e = t->nent++;
-  t->val[o] = ad_unary_eval(op, t->val[x], &d);
-  t->ent[e].out = o;
-  t->ent[e].in = x;
-  t->par[e] = d;
-  ad_node *n = &t->node[t->nnode++];
-  n->op = (uint16_t)op;
-  n->flags = 0;
-  n->out = o; n->nout = 1; n->e0 = e; n->ne = 1;
-  n->u.aux = NULL;
-  *y = o;
+  double d, v = ad_unary_eval(op, t->val[x], &d);
+  ad_idx k = t->nvar;
+  ad_record_(t, k, op, x + 1, 0, v, d, 0);
+  *y = k;
   return 0;
 }
 
-int ad_binary(ad_tape *t, int op, ad_idx a, ad_idx b, ad_idx *y) {
-  int rc = ad_reserve(t, 1, 2, 1);
+int ad_binary_slow_(ad_tape *t, int code, ad_idx a, ad_idx b, double c, ad_idx *y) {
+  int rc = ad_reserve(t, 1, 0, 0);
   if (rc) return rc;
-  double pa, pb;
-  ad_idx o = t->nvar++, e = t->nent;
-  t->nent += 2;
-  t->val[o] = ad_binary_eval(op, t->val[a], t->val[b], &pa, &pb);
-  t->ent[e].out = o; t->ent[e].in = a; t->par[e] = pa;
-  t->ent[e + 1].out = o; t->ent[e + 1].in = b; t->par[e + 1] = pb;
-  ad_node *n = &t->node[t->nnode++];
-  n->op = (uint16_t)op;
-  n->flags = 0;
-  n->out = o; n->nout = 1; n->e0 = e; n->ne = 2;
-  n->u.aux = NULL;
-  *y = o;
+  int op = code & AD_SLOT_OPMASK;
+  double pa, pb, v;
+  ad_idx k = t->nvar;
+  if (code & AD_SLOT_ACONST) {
+    v = ad_binary_eval(op, c, t->val[b], &pa, &pb);
+    ad_record_(t, k, code, b + 1, 0, v, pb, c);
+  } else if (code & AD_SLOT_BCONST) {
+    v = ad_binary_eval(op, t->val[a], c, &pa, &pb);
+    ad_record_(t, k, code, a + 1, 0, v, pa, c);
+  } else {
+    v = ad_binary_eval(op, t->val[a], t->val[b], &pa, &pb);
+    ad_record_(t, k, code, a + 1, b + 1, v, pa, pb);
+  }
+  *y = k;
   return 0;
-}
-
-/* One var operand x, one constant c; a_is_var says which side x is on. */
-static int binary_mixed(ad_tape *t, int op, ad_idx x, double c, int a_is_var,
-                        ad_idx *y) {
-  int rc = ad_reserve(t, 1, 1, 1);
-  if (rc) return rc;
-  double pa, pb;
-  ad_idx o = t->nvar++, e = t->nent++;
-  double xv = t->val[x];
-  t->val[o] = a_is_var ? ad_binary_eval(op, xv, c, &pa, &pb)
-                       : ad_binary_eval(op, c, xv, &pa, &pb);
-  t->ent[e].out = o; t->ent[e].in = x; t->par[e] = a_is_var ? pa : pb;
-  ad_node *n = &t->node[t->nnode++];
-  n->op = (uint16_t)op;
-  n->flags = a_is_var ? AD_NF_BCONST : AD_NF_ACONST;
-  n->out = o; n->nout = 1; n->e0 = e; n->ne = 1;
-  n->u.c = c;
-  *y = o;
-  return 0;
-}
-
-int ad_binary_vc(ad_tape *t, int op, ad_idx a, double b, ad_idx *y) {
-  return binary_mixed(t, op, a, b, 1, y);
-}
-
-int ad_binary_cv(ad_tape *t, int op, double a, ad_idx b, ad_idx *y) {
-  return binary_mixed(t, op, b, a, 0, y);
 }
 
 int ad_precomputed(ad_tape *t, double value, size_t n, const ad_idx *in,

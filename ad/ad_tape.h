@@ -1,14 +1,26 @@
 /*
-** The tape: vars (values and adjoints in two contiguous arrays, indexed by
-** ad_idx), entries (out, in, partial) in recording order, and nodes (one per
-** recorded operation, for second-order passes). Each array grows
-** geometrically and is kept when the tape is rewound, so a warm tape records
-** without calling malloc.
+** The tape. Vars live in arrays indexed by ad_idx: values and adjoints (two
+** contiguous arrays), and, parallel to them, one slot per var and one op code
+** per var. A scalar operation (unary, binary, or binary with one constant
+** operand) records nothing but its output var: the slot holds its operands
+** and the partials w.r.t. them, computed at record time, and the op code
+** (with which operand is a constant) serves the second-order passes.
+** Vectorized and reducing operations instead record a node (one per call, in
+** recording order) with entries (out, in, partial); their outputs' slots are
+** never written and every pass skips them.
 **
-** The first-order reverse sweep is one flat loop over entries, last to first:
-**   adj[in] += adj[out] * partial
-** which is correct because every entry producing var k precedes, in
-** recording order, every entry that uses k.
+** Slot operand indices are stored as var + 1: index 0 is the trash slot, one
+** double in front of val[0] and adj[0] (val[-1], adj[-1]), which absorbs the
+** unused operand of a unary op (partial 0) and of a var-constant op (whose
+** constant is kept in pb). So the first-order reverse sweep over a run of
+** scalar vars is branch-free:
+**   w = adj[k]; adj[a[k]-1] += pa[k]*w; adj[b[k]-1] += pb[k]*w
+** for k from last to first, with the entries of each node swept between the
+** runs it separates. adj[-1] is garbage afterwards; a forward pass must not
+** read pb of a slot whose b is 0 (it may be a constant, even inf).
+**
+** Each array grows geometrically and is kept when the tape is rewound, so a
+** warm tape records without calling malloc.
 **
 ** Regions nest: ad_region_begin remembers the sizes (O(1)); ad_region_end
 ** truncates back to them (O(1)) and the vars created inside become stale.
@@ -32,6 +44,19 @@ typedef struct ad_entry {
   ad_idx out, in;
 } ad_entry;
 
+/* Operands (as var + 1; 0: the trash slot) and partials of a scalar var. */
+typedef struct ad_slot {
+  ad_idx a, b;
+  double pa, pb;
+} ad_slot;
+
+/* Op code of a var (t->op[k]): the op in the low bits, and for a binary op
+** with one constant operand which side is the constant. The var operand is
+** then always in slot a, the constant in pb, and b is 0. Leaves: AD_OP_NONE. */
+#define AD_SLOT_OPMASK 0x3f
+#define AD_SLOT_ACONST 0x40
+#define AD_SLOT_BCONST 0x80
+
 /* Node flags (binary ops: which operands are constants / vectors). */
 enum {
   AD_NF_ACONST = 1, AD_NF_BCONST = 2, AD_NF_AVEC = 4, AD_NF_BVEC = 8,
@@ -44,7 +69,6 @@ typedef struct ad_node {
   ad_idx e0, ne;    /* entries e0..e0+ne-1 */
   union {
     void *aux;      /* op data in the arena */
-    double c;       /* the constant operand of a scalar binary op */
   } u;
 } ad_node;
 
@@ -55,7 +79,9 @@ typedef struct ad_region {
 } ad_region;
 
 typedef struct ad_tape {
-  double *val, *adj;
+  double *val, *adj;    /* val[-1] and adj[-1] exist: the trash slot */
+  ad_slot *slot;
+  uint8_t *op;
   ad_idx nvar, capvar;
   ad_entry *ent;
   double *par;
@@ -75,7 +101,8 @@ void ad_tape_free(ad_tape *t);
 /* Rewind everything (all regions closed, base emptied, serial moves on). */
 void ad_tape_reset(ad_tape *t);
 
-/* Make room for nv vars, ne entries and nn nodes. 0 or AD_ENOMEM/AD_ETOOBIG. */
+/* Make room for nv vars, ne entries and nn nodes. 0 or AD_ENOMEM/AD_ETOOBIG.
+** On failure the tape is unchanged (arrays may have grown). */
 int ad_tape_grow(ad_tape *t, size_t nv, size_t ne, size_t nn);
 static inline int ad_reserve(ad_tape *t, size_t nv, size_t ne, size_t nn) {
   if ((size_t)(t->capvar - t->nvar) >= nv && (size_t)(t->capent - t->nent) >= ne &&
@@ -86,7 +113,9 @@ static inline int ad_reserve(ad_tape *t, size_t nv, size_t ne, size_t nn) {
 
 /* A new leaf var (no partials) with value v. */
 int ad_var_new(ad_tape *t, double v, ad_idx *out);
-/* n new contiguous leaf vars out..out+n-1 with values v (v may be NULL: 0). */
+/* n new contiguous leaf vars out..out+n-1 with values v (v may be NULL: 0).
+** More than a few become one node (op AD_OP_NONE, no entries) that the
+** passes skip. */
 int ad_vars_new(ad_tape *t, size_t n, const double *v, ad_idx *out);
 static inline double ad_value(const ad_tape *t, ad_idx v) { return t->val[v]; }
 
@@ -101,12 +130,16 @@ int ad_region_end(ad_tape *t);
 uint32_t ad_var_serial(const ad_tape *t, ad_idx v);
 int ad_var_live(const ad_tape *t, ad_idx v, uint32_t serial);
 
-/* First-order sweeps over the entries of the innermost region.
-** ad_sweep_reverse: adj[in] += adj[out]*p over entries [e0, nent), reversed.
-** ad_sweep_forward: tan[out] += p*tan[in] over the same entries, in order.
-** Callers seed and clear the arrays (t->adj, or their own tan of nvar). */
-void ad_sweep_reverse(ad_tape *t, ad_idx e0);
-void ad_sweep_forward(const ad_tape *t, ad_idx e0, double *tan);
+/* First-order sweeps over the innermost region (its scalar vars and nodes).
+** ad_sweep_reverse: adj[in] += adj[out]*p, last to first.
+** ad_sweep_forward: tan[out] += p*tan[in], first to last; tan is indexed like
+** val (tan[-1] must exist and be 0).
+** Callers seed and clear the arrays (t->adj, or their own tan). */
+void ad_sweep_reverse(ad_tape *t);
+void ad_sweep_forward(const ad_tape *t, double *tan);
+/* Zero x (indexed like val, x[-1] included) over the innermost region's vars
+** and every older var the region reads. */
+void ad_clear_region(const ad_tape *t, double *x);
 
 /* Gradient of y w.r.t. the n vars in[] inside the innermost region: g[j].
 ** Clobbers adjoints. */

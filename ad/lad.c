@@ -105,14 +105,27 @@ void lad_newvec(lua_State *L, lad_state *S, ad_idx first, size_t n) {
 ** tables) through lad_binary_any in lad_math.c. */
 int lad_binary_any(lua_State *L, lad_state *S, int op, int ia, int ib, const char *fname);
 
+/* The var of the light userdata at idx (argument idx), checked; the common
+** case, a var of the innermost region, without ad_var_serial's walk. */
+static inline ad_idx light_var(lua_State *L, const lad_state *S, int idx) {
+  uint64_t h = (uint64_t)(uintptr_t)lua_touserdata(L, idx);
+  ad_idx i = (ad_idx)h;
+  uint32_t serial = (uint32_t)(h >> 32);
+  const ad_tape *t = &S->tape;
+  const ad_region *r = &t->reg[t->depth];
+  if ((i >= t->nvar || i < r->nvar || serial != r->serial) && !ad_var_live(t, i, serial))
+    luaL_argerror(L, idx, "var from a finished tape");
+  return i;
+}
+
 static inline int arith(lua_State *L, int op, const char *fname) {
   lad_state *S = lad_S(L);
   int ta = lua_type(L, 1), tb = lua_type(L, 2), rc;
   ad_idx a, b, y;
   if (ta == LUA_TLIGHTUSERDATA) {
-    lad_checkvar(L, S, 1, 1, &a);
+    a = light_var(L, S, 1);
     if (tb == LUA_TLIGHTUSERDATA) {
-      lad_checkvar(L, S, 2, 2, &b);
+      b = light_var(L, S, 2);
       rc = ad_binary(&S->tape, op, a, b, &y);
     } else if (tb == LUA_TNUMBER) {
       rc = ad_binary_vc(&S->tape, op, a, lua_tonumber(L, 2), &y);
@@ -120,7 +133,7 @@ static inline int arith(lua_State *L, int op, const char *fname) {
       return lad_binary_any(L, S, op, 1, 2, fname);
     }
   } else if (ta == LUA_TNUMBER && tb == LUA_TLIGHTUSERDATA) {
-    lad_checkvar(L, S, 2, 2, &b);
+    b = light_var(L, S, 2);
     rc = ad_binary_cv(&S->tape, op, lua_tonumber(L, 1), b, &y);
   } else {
     return lad_binary_any(L, S, op, 1, 2, fname);

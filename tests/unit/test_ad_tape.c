@@ -225,3 +225,96 @@ Test(ad_tape, precomputed_node) {
   cr_expect_eq(ad_grad(&t, 1000, 2, in, g), AD_ESTALE);
   ad_tape_free(&t);
 }
+
+/* A var-constant op keeps its constant in the slot's pb (operand b: the trash
+** slot): an infinite constant must not leak into forward passes or Hessians. */
+Test(ad_tape, infinite_constant_operand) {
+  ad_tape t;
+  ad_tape_init(&t);
+  ad_idx x, a, b, y;
+  ad_var_new(&t, 2, &x);
+  ad_binary_vc(&t, AD_OP_ADD, x, INFINITY, &a);   /* a = x + inf */
+  ad_binary_cv(&t, AD_OP_FMIN, INFINITY, x, &b);  /* b = min(inf, x) = x */
+  ad_binary(&t, AD_OP_MUL, b, b, &y);             /* y = x^2 */
+  double g, H, jv, v = 1;
+  cr_assert_eq(ad_grad(&t, y, 1, &x, &g), 0);
+  cr_expect_eq(g, 4);
+  cr_assert_eq(ad_jvp(&t, 1, &y, 1, &x, &v, &jv), 0);
+  cr_expect_eq(jv, 4);
+  cr_assert_eq(ad_hessian(&t, y, 1, &x, &g, &H), 0);
+  cr_expect(g == 4 && H == 2);
+  cr_assert_eq(ad_grad(&t, a, 1, &x, &g), 0);
+  cr_expect_eq(g, 1);
+  ad_tape_free(&t);
+}
+
+/* Many leaves at once are one node the passes skip; scalar vars around it and
+** vector nodes between scalar runs are swept in order. */
+Test(ad_tape, leaf_nodes_and_interleaved_runs) {
+  ad_tape t;
+  ad_tape_init(&t);
+  enum { N = 40 };
+  double x0[N];
+  for (int i = 0; i < N; i++) x0[i] = 0.1 * (i + 1);
+  ad_idx x, s, q, in[N];
+  cr_assert_eq(ad_region_begin(&t), 0);
+  ad_vars_new(&t, N, x0, &x);
+  for (int i = 0; i < N; i++) in[i] = x + (ad_idx)i;
+  /* y = sum_i x_i^2 * x_{i+1} + lse(x * 3)  (scalar runs and vector nodes) */
+  ad_var_new(&t, 0, &s);
+  for (int i = 0; i + 1 < N; i++) {
+    ad_binary(&t, AD_OP_MUL, x + (ad_idx)i, x + (ad_idx)i, &q);
+    ad_binary(&t, AD_OP_MUL, q, x + (ad_idx)i + 1, &q);
+    ad_binary(&t, AD_OP_ADD, s, q, &s);
+    if (i % 10 == 0) { /* a vector node in the middle of the scalar run */
+      ad_idx w;
+      size_t n;
+      double v;
+      cr_assert_eq(ad_vec_binary(&t, AD_OP_MUL, ad_arg_var(x, N), ad_arg_scalar(3), &w, &n), 0);
+      cr_assert_eq(ad_log_sum_exp(&t, ad_arg_var(w, N), &v, &w), 0);
+      if (i == 0) ad_binary(&t, AD_OP_ADD, s, w, &s);
+    }
+  }
+  double g[N], H[N * N], m = -INFINITY, z = 0;
+  for (int i = 0; i < N; i++) m = fmax(m, 3 * x0[i]);
+  for (int i = 0; i < N; i++) z += exp(3 * x0[i] - m);
+  cr_assert_eq(ad_hessian(&t, s, N, in, g, H), 0);
+  for (int i = 0; i < N; i++) {
+    double sm = exp(3 * x0[i] - m) / z;
+    double e = 3 * sm + (i + 1 < N ? 2 * x0[i] * x0[i + 1] : 0) + (i > 0 ? x0[i - 1] * x0[i - 1] : 0);
+    cr_expect(close_to(g[i], e, 1e-12), "g[%d] = %g, expected %g", i, g[i], e);
+    double hii = 9 * sm * (1 - sm) + (i + 1 < N ? 2 * x0[i + 1] : 0);
+    cr_expect(close_to(H[i * N + i], hii, 1e-12), "H[%d][%d]", i, i);
+  }
+  double g2[N];
+  cr_assert_eq(ad_grad(&t, s, N, in, g2), 0);
+  for (int i = 0; i < N; i++) cr_expect(close_to(g2[i], g[i], 1e-14));
+  cr_assert_eq(ad_region_end(&t), 0);
+  ad_tape_free(&t);
+}
+
+/* A small region over a large older tape clears only what it reads. */
+Test(ad_tape, small_region_over_large_tape) {
+  ad_tape t;
+  ad_tape_init(&t);
+  ad_idx x, y, s;
+  ad_var_new(&t, 1.5, &x);
+  s = x;
+  for (int i = 0; i < 10000; i++) ad_binary_vc(&t, AD_OP_MUL, s, 1.0, &s);
+  cr_assert_eq(ad_region_begin(&t), 0);
+  for (int rep = 0; rep < 2; rep++) { /* twice: adjoints left dirty are cleared */
+    ad_idx u;
+    ad_var_new(&t, 2, &u);
+    ad_binary(&t, AD_OP_MUL, s, u, &y);
+    ad_binary(&t, AD_OP_MUL, y, x, &y);
+    ad_idx in[3] = {x, u, s};
+    double g[3];
+    cr_assert_eq(ad_grad(&t, y, 3, in, g), 0);
+    cr_expect(g[0] == 2 * 1.5 && g[1] == 1.5 * 1.5 && g[2] == 2 * 1.5);
+    double jv, v[3] = {1, 0, 0};
+    cr_assert_eq(ad_jvp(&t, 1, &y, 3, in, v, &jv), 0);
+    cr_expect_eq(jv, 3);
+  }
+  cr_assert_eq(ad_region_end(&t), 0);
+  ad_tape_free(&t);
+}
