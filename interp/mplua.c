@@ -63,8 +63,9 @@ lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
   ** buffers, Lua strings): served from fresh mmaps, every one of them costs
   ** page faults that take longer than the transfer itself. Keep them in the
   ** heap instead. */
-  mallopt(M_MMAP_THRESHOLD, 64 << 20);
-  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);
