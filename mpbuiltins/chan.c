@@ -189,6 +189,7 @@ static mpb_msg *recv_probed(MPI_Message *mm, MPI_Status *s) {
   }
   MPI_Mrecv(m->buf, n, MPI_BYTE, mm, MPI_STATUS_IGNORE);
   m->next = NULL;
+  m->adopt = NULL;
   m->src = s->MPI_SOURCE;
   m->chan = s->MPI_TAG;
   m->len = (size_t)n;

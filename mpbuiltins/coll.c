@@ -85,7 +85,7 @@ static mpb_msg *take(lua_State *L, ctx *x, int r) {
   mpb_msg *m = mpb_comm_take(L, x->st, x->c, MPB_CH_COLL, r, x->fname);
   uint32_t k = mpb_msg_flags(m) & 0xffffu; /* high bits: p2p framing */
   if ((int)k != x->kind) {
-    free(m);
+    mpb_msg_free(m);
     luaL_error(L, "mp.%s: [rank %d/%d] mismatched collectives: rank %d called mp.%s", x->fname,
                x->st->rank, x->st->size, r, k < K_NKIND ? kind_names[k] : "?");
   }
@@ -576,7 +576,7 @@ static void take_raw(lua_State *L, ctx *x, int r, void *out, size_t len) {
   mpb_msg *m = take(L, x, r);
   size_t got = m->len - sizeof(mpb_uhdr);
   if (got == len && len) memcpy(out, m->buf + sizeof(mpb_uhdr), len);
-  free(m);
+  mpb_msg_free(m);
   if (got != len)
     luaL_error(L, "mp.%s: [rank %d/%d] malformed message from rank %d", x->fname, x->st->rank,
                x->st->size, r);

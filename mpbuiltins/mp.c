@@ -36,6 +36,7 @@ mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv) {
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   *(mpb_state **)lua_getextraspace(L) = st;
   if (mpb_chan_init(L, st, use_mpi, argc, argv) != 0) return NULL;
+  mpb_adopt_init(L, st);
   mpb_hook_arm(st, 0);
   return st;
 }

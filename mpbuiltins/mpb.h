@@ -56,8 +56,16 @@ typedef struct mpb_chdr {
 } mpb_chdr;
 
 /* A received message (user or control): header and body in one malloc'ed block. */
+/* Long strings of a message received in parts, each in a block laid out as
+** a Lua string so that Lua adopts it instead of copying (see adopt.c). */
+typedef struct mpb_adopt {
+  int n;
+  struct { size_t pos, len; void *block; } s[];
+} mpb_adopt;
+
 typedef struct mpb_msg {
   struct mpb_msg *next;
+  mpb_adopt *adopt;  /* or NULL */
   uint64_t seq;      /* arrival order */
   int src;           /* world rank */
   int chan;          /* channel or control kind */
@@ -128,6 +136,7 @@ typedef struct mpb_state {
   int wbusy;         /* it holds a message not yet handed to MPI */
   void *wscratch;    /* that buffer */
   char rbuf[4096];   /* small received bodies are decoded from here */
+  size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
   int rbusy;
   lua_State *L;      /* main thread */
 } mpb_state;
@@ -169,6 +178,8 @@ extern volatile sig_atomic_t mpb_sigint;
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);
 mpb_msg *mpb_queue_pop(mpb_queue *q);
 void mpb_queue_clear(mpb_queue *q);
+/* Free a message and whatever long strings it still owns. */
+void mpb_msg_free(mpb_msg *m);
 mpb_queue *mpb_inbox(mpb_state *st, int chan, int src);
 /* Encode values first..first+n-1 into a fresh message with a user header;
 ** raises "bad argument #arg to 'fname' (...)" on unserializable values.
@@ -227,6 +238,18 @@ void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
 void mpb_abort_begin(mpb_state *st);
 /* Rank 0: push the error report of the last abort. */
 void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
+
+/* -------------------------------------------------------------- adopt.c */
+/* Wrap L's allocator so received long strings can be adopted (when L uses
+** the standard allocator); learns the layout of a Lua string. */
+void mpb_adopt_init(lua_State *L, mpb_state *st);
+/* A block for a received string of len bytes (NULL: adoption is off or no
+** memory; the caller lands the bytes in the message instead); its bytes go
+** at block + st->stroff. */
+void *mpb_adopt_block(mpb_state *st, size_t len);
+/* Decode m's body with its adoptable strings (wire decode hook). */
+int mpb_adopt_decode(lua_State *L, mpb_state *st, mpb_msg *m, const char *body, size_t len,
+                     int owner, char *err, size_t errlen);
 
 /* ---------------------------------------------------- registration lists */
 void mpb_open_p2p(lua_State *L);

@@ -31,9 +31,18 @@ mpb_msg *mpb_queue_pop(mpb_queue *q) {
   return m;
 }
 
+void mpb_msg_free(mpb_msg *m) {
+  if (!m) return;
+  if (m->adopt) {
+    for (int i = 0; i < m->adopt->n; i++) free(m->adopt->s[i].block);
+    free(m->adopt);
+  }
+  free(m);
+}
+
 void mpb_queue_clear(mpb_queue *q) {
   mpb_msg *m;
-  while ((m = mpb_queue_pop(q))) free(m);
+  while ((m = mpb_queue_pop(q))) mpb_msg_free(m);
 }
 
 mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
@@ -51,7 +60,7 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   if (m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN ||
       msg_task(m) < st->task) {
     if (m->chan == MPB_CH_USER) st->dropped++;
-    free(m);
+    mpb_msg_free(m);
     return;
   }
   m->seq = ++st->seq;
@@ -68,7 +77,7 @@ void mpb_inbox_clear(mpb_state *st, int all) {
         mpb_queue_push(&keep, m);
       } else {
         if (i < st->size) st->dropped++; /* MPB_CH_USER == 0 */
-        free(m);
+        mpb_msg_free(m);
       }
     }
     *q = keep;
@@ -107,7 +116,7 @@ struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fnam
       st->wref = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, st->wref);
-    b = mpb_wbuf_check(L, -1);
+    b = st->wscratch ? st->wscratch : mpb_wbuf_check(L, -1);
     mpb_wbuf_reset(L, b, lua_gettop(L));
     st->wscratch = b;
     st->wbusy = 1;
@@ -160,6 +169,8 @@ static void push_send(mpb_state *st, mpb_send *s) {
 ** buffers get UCX's zero-copy rendezvous (a noncontiguous datatype is packed
 ** in fragments instead, several times slower). The receiver lands each
 ** segment directly in place (mpb_user_unsplit). */
+#define SEG_STR ((uint64_t)1 << 63) /* in a part's length: the bytes of a string */
+
 static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
                           mpb_wbuf *b, int bidx) {
   size_t tab = (size_t)b->nseg * 2 * sizeof(uint64_t) + sizeof(uint64_t);
@@ -178,7 +189,7 @@ static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
   memcpy(buf, &h, sizeof h);
   uint64_t *t = (uint64_t *)(void *)(buf + b->len), nseg = (uint64_t)b->nseg;
   for (int i = 0; i < b->nseg; i++) {
-    uint64_t at = b->seg[i].at, sl = b->seg[i].len;
+    uint64_t at = b->seg[i].at, sl = b->seg[i].len | (b->seg[i].str ? SEG_STR : 0);
     memcpy(&t[2 * i], &at, sizeof at);
     memcpy(&t[2 * i + 1], &sl, sizeof sl);
   }
@@ -217,10 +228,12 @@ mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m) {
   if (nseg > (1u << 20) || tab > m->len - sizeof(mpb_uhdr)) return m;
   size_t inl = m->len - tab;
   const char *t = m->buf + inl;
+  int nstr = 0;
   for (uint64_t i = 0; i < nseg; i++) {
     uint64_t sl;
     memcpy(&sl, t + 16 * i + 8, sizeof sl);
-    total += sl;
+    nstr += (sl & SEG_STR) != 0;
+    total += sl & ~SEG_STR;
   }
   mpb_msg *w = malloc(sizeof *w + inl + total);
   if (!w) {
@@ -230,19 +243,36 @@ mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m) {
   }
   *w = *m;
   w->len = inl + total;
+  w->adopt = NULL;
+  if (nstr && st->stroff) {
+    w->adopt = malloc(sizeof *w->adopt + (size_t)nstr * sizeof w->adopt->s[0]);
+    if (w->adopt) w->adopt->n = 0;
+  }
   size_t from = 0, to = 0;
   for (uint64_t i = 0; i <= nseg; i++) {
     uint64_t at = inl, sl = 0;
+    int str = 0;
     if (i < nseg) {
       memcpy(&at, t + 16 * i, sizeof at);
       memcpy(&sl, t + 16 * i + 8, sizeof sl);
+      str = (sl & SEG_STR) != 0;
+      sl &= ~SEG_STR;
     }
     if (at > inl || at < from) at = from; /* malformed table: keep going safely */
     memcpy(w->buf + to, m->buf + from, at - from);
     to += at - from;
     from = at;
     if (sl) { /* posted by the sender before it waits: this completes */
-      MPI_Recv(w->buf + to, (int)sl, MPI_BYTE, m->src, m->chan, st->user, MPI_STATUS_IGNORE);
+      char *into = w->buf + to;
+      void *block = str && w->adopt ? mpb_adopt_block(st, sl) : NULL;
+      if (block) { /* a long string lands where Lua can adopt it */
+        into = (char *)block + st->stroff;
+        int k = w->adopt->n++;
+        w->adopt->s[k].pos = to;
+        w->adopt->s[k].len = sl;
+        w->adopt->s[k].block = block;
+      }
+      MPI_Recv(into, (int)sl, MPI_BYTE, m->src, m->chan, st->user, MPI_STATUS_IGNORE);
       to += sl;
     }
   }
@@ -260,6 +290,7 @@ void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *b
                          size_t len, int own) {
   if (dst == st->rank || !st->use_mpi) {
     mpb_msg *m = malloc(sizeof *m + len);
+    if (m) m->adopt = NULL;
     if (!m) {
       if (own) free(buf);
       luaL_error(L, "mp: out of memory");
@@ -369,7 +400,7 @@ typedef struct { mpb_msg *m; } blob;
 
 static int blob_gc(lua_State *L) {
   blob *b = lua_touserdata(L, 1);
-  free(b->m);
+  mpb_msg_free(b->m);
   b->m = NULL;
   return 0;
 }
@@ -385,7 +416,7 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   if (len <= SMALL_MSG && !st->rbusy) {
     memcpy(st->rbuf, m->buf + sizeof(mpb_uhdr), len);
     int src = m->src;
-    free(m);
+    mpb_msg_free(m);
     st->rbusy = 1; /* a __gc handler that receives meanwhile takes the other path */
     int n = mpb_wire_decode(L, st->rbuf, len, 0, err, sizeof err);
     st->rbusy = 0;
@@ -403,7 +434,7 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   lua_setmetatable(L, -2);
   b->m = m;
   int bidx = lua_gettop(L);
-  int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), len, bidx, err, sizeof err);
+  int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, bidx, err, sizeof err);
   if (n < 0)
     luaL_error(L, "mp.%s: [rank %d/%d] malformed message from rank %d: %s", fname,
                st->rank, st->size, m->src, err);

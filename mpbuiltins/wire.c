@@ -162,6 +162,7 @@ int mpbw_add_segment(lua_State *L, mpb_wbuf *b, int bidx, int aidx, const void *
   b->seg[b->nseg].at = b->len;
   b->seg[b->nseg].ptr = ptr;
   b->seg[b->nseg].len = len;
+  b->seg[b->nseg].str = 0;
   b->nseg++;
   b->extlen += len;
   return 0;

@@ -19,8 +19,9 @@
 ** raised while it is alive leaks nothing: the GC frees it. */
 typedef struct mpb_wseg {
   size_t at;         /* insert after this many inline bytes */
-  const void *ptr;   /* external bytes (a typed array's elements) */
+  const void *ptr;   /* external bytes (a typed array's elements, a long string) */
   size_t len;
+  int str;           /* the bytes of a string (the receiver may adopt them) */
 } mpb_wseg;
 
 typedef struct mpb_wbuf {
@@ -69,6 +70,13 @@ int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx,
 ** views into it, no copy), or 0 to copy array data. */
 int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx,
                     char *err, size_t errlen);
+
+/* A hook the decoder asks before copying a string of at least
+** MPB_WIRE_STREXT bytes at body offset pos: returns 1 if it pushed the
+** string itself (p2p adopts strings received in place). */
+typedef int (*mpb_wire_strhook)(lua_State *L, void *ud, size_t pos, size_t len);
+void mpb_wire_set_strhook(mpb_wire_strhook h, void *ud);
+mpb_wire_strhook mpb_wire_get_strhook(void **ud);
 
 /* Limits checked on both sides. */
 #define MPB_WIRE_MAXDEPTH 200

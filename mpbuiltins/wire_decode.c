@@ -35,6 +35,19 @@ typedef struct Dec {
 
 static int decode(Dec *d);
 
+static mpb_wire_strhook strhook;
+static void *strhook_ud;
+
+void mpb_wire_set_strhook(mpb_wire_strhook h, void *ud) {
+  strhook = h;
+  strhook_ud = ud;
+}
+
+mpb_wire_strhook mpb_wire_get_strhook(void **ud) {
+  *ud = strhook_ud;
+  return strhook;
+}
+
 static int bad(Dec *d, const char *fmt, ...) {
   if (d->errlen > 0) {
     va_list ap;
@@ -277,6 +290,11 @@ static int decode(Dec *d) {
     case T_STR:
       if (getvarint(d, &u, "string", at)) return -1;
       if (u > left(d)) return truncated(d, "string", at);
+      if (u >= MPB_WIRE_STREXT && strhook &&
+          strhook(L, strhook_ud, (size_t)(d->p - d->start), (size_t)u)) {
+        d->p += u;
+        return 0;
+      }
       lua_pushlstring(L, (const char *)d->p, (size_t)u);
       d->p += u;
       return 0;

@@ -382,7 +382,9 @@ static int encode(Enc *e, int idx) {
       const char *s = lua_tolstring(L, idx, &len);
       if (len >= MPB_WIRE_STREXT) { /* long: sent in place, like arrays */
         if (put_tagvar(e, T_STR, len)) return -1;
-        return mpbw_add_segment(L, e->b, e->bidx, idx, s, len) ? oom(e) : 0;
+        if (mpbw_add_segment(L, e->b, e->bidx, idx, s, len)) return oom(e);
+        e->b->seg[e->b->nseg - 1].str = 1;
+        return 0;
       }
       return put_string(e, s, len);
     }
