@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpb.h"
 #include "wire.h"
@@ -27,6 +28,53 @@ static int poll_ms = 50;
 static const char ABORT_KEY[] = "mp.abort_error";
 
 /* ------------------------------------------------------------ start/stop */
+/* ------------------------------------------------------------ start/stop */
+/* Waking sleepers. An idle rank must cost no CPU, yet start a task within a
+** millisecond; waking up every millisecond to probe costs ~2% of a core in a
+** VM (context switches). So each rank publishes, in a word of node-shared
+** memory, whether it is napping; a control message to a napping rank on the
+** same host is followed by a SIGURG (ignored by default, so harmless before
+** the handler exists) that cuts the nap short, and control waits of ranks
+** whose control traffic is all local nap up to NAP_LONG_NS. Ranks that are
+** not napping are not signalled: a signal costs a busy rank microseconds. */
+static void on_wake(int sig) { (void)sig; }
+
+static int learn_neighbours(mpb_state *st) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sa.sa_handler = on_wake;
+  sigaction(SIGURG, &sa, NULL);
+  int nn;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &st->node);
+  MPI_Comm_size(st->node, &nn);
+  int *mine = NULL;
+  MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, st->node, &mine, &st->napwin);
+  *mine = 0;
+  st->nap_self = mine;
+  struct { int rank, pid; } me = {st->rank, (int)getpid()}, *all = malloc(sizeof me * (size_t)nn);
+  st->local_pid = calloc((size_t)st->size, sizeof *st->local_pid);
+  st->nap_of = calloc((size_t)st->size, sizeof *st->nap_of);
+  if (!all || !st->local_pid || !st->nap_of) {
+    free(all);
+    return -1;
+  }
+  MPI_Allgather(&me, 2, MPI_INT, all, 2, MPI_INT, st->node);
+  for (int i = 0; i < nn; i++) {
+    MPI_Aint size;
+    int disp;
+    int *p = NULL;
+    MPI_Win_shared_query(st->napwin, i, &size, &disp, &p);
+    st->local_pid[all[i].rank] = (pid_t)all[i].pid;
+    st->nap_of[all[i].rank] = p;
+  }
+  st->all_local = nn == st->size;
+  free(all);
+  MPI_Barrier(st->node); /* every flag is initialized before anyone reads it */
+  return 0;
+}
+
 static int abort_tostring(lua_State *L) {
   lua_getfield(L, 1, "message");
   return 1;
@@ -52,6 +100,7 @@ int mpb_chan_init(lua_State *L, mpb_state *st, int use_mpi, int *argc, char ***a
     MPI_Comm_dup(MPI_COMM_WORLD, &st->user);
     MPI_Comm_dup(MPI_COMM_WORLD, &st->ccomm);
     MPI_Comm_set_errhandler(st->user, MPI_ERRORS_RETURN);
+    if (learn_neighbours(st) != 0) return -1;
   }
   size_t n = (size_t)st->size;
   st->inbox = calloc(n * MPB_NCHAN, sizeof *st->inbox);
@@ -89,6 +138,11 @@ void mpb_chan_close(mpb_state *st) {
   if (st->use_mpi) {
     /* Complete what is in flight so MPI_Finalize has nothing pending. */
     while (st->sends || st->csends) mpb_poll(st);
+    if (st->nap_self) {
+      MPI_Win_free(&st->napwin);
+      MPI_Comm_free(&st->node);
+      st->nap_self = NULL;
+    }
     MPI_Comm_free(&st->ctl);
     MPI_Comm_free(&st->user);
     MPI_Comm_free(&st->ccomm);
@@ -99,6 +153,8 @@ void mpb_chan_close(mpb_state *st) {
   free(st->sent_to);
   free(st->recvd_from);
   free(st->first.msg);
+  free(st->local_pid);
+  free(st->nap_of);
   st->inbox = NULL;
 }
 
@@ -121,6 +177,10 @@ void mpb_ctl_send(mpb_state *st, int dst, int kind, int64_t task, int32_t arg,
   MPI_Isend(buf, (int)s->len, MPI_BYTE, dst, kind, st->ctl, &s->req);
   s->next = st->csends;
   st->csends = s;
+  int done; /* push it out now, then wake the receiver if it naps */
+  MPI_Test(&s->req, &done, MPI_STATUS_IGNORE);
+  if (st->nap_of && st->nap_of[dst] && __atomic_load_n(st->nap_of[dst], __ATOMIC_SEQ_CST))
+    kill(st->local_pid[dst], SIGURG);
 }
 
 static int progress_sends(mpb_state *st, mpb_send **list, int user) {
@@ -245,6 +305,7 @@ static double now_sec(void) {
 #define SPIN_SEC 50e-6
 #define YIELD_SEC 2e-3
 #define NAP_MAX_NS 1000000L
+#define NAP_LONG_NS 50000000L /* control waits when every sender can wake us */
 
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags) {
   double t0 = 0;
@@ -270,10 +331,20 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
       sched_yield();
       continue;
     }
-    struct timespec ts = {0, nap};
+    struct timespec ts = {nap / 1000000000L, nap % 1000000000L};
+    if (st->nap_self) { /* say so, then look once more: a sender may have missed it */
+      __atomic_store_n(st->nap_self, 1, __ATOMIC_SEQ_CST);
+      if (mpb_poll_ctl(st, 1) || ready(st, ud)) {
+        __atomic_store_n(st->nap_self, 0, __ATOMIC_SEQ_CST);
+        t0 = 0, spins = 0, nap = 1000;
+        continue;
+      }
+    }
     nanosleep(&ts, NULL);
-    if (nap < NAP_MAX_NS) nap *= 2;
-    if (nap > NAP_MAX_NS) nap = NAP_MAX_NS;
+    if (st->nap_self) __atomic_store_n(st->nap_self, 0, __ATOMIC_SEQ_CST);
+    long max = (flags & MPB_WAIT_CTL) && st->all_local ? NAP_LONG_NS : NAP_MAX_NS;
+    if (nap < max) nap *= 2;
+    if (nap > max) nap = max;
   }
 }
 

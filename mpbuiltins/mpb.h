@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 #include <signal.h>
+#include <sys/types.h>
 #include <stdint.h>
 #include <stddef.h>
 #include "lua.h"
@@ -100,6 +101,12 @@ typedef struct mpb_state {
   MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
   int nfan;
   int batch;
+  pid_t *local_pid;  /* pid of each rank on this host, 0 elsewhere */
+  int **nap_of;      /* each local rank's "napping" word (node-shared), or NULL */
+  int *nap_self;
+  MPI_Comm node;     /* the ranks of this host */
+  MPI_Win napwin;
+  int all_local;     /* every rank on this host */
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
 
   /* task */
