@@ -90,6 +90,7 @@ int luaopen_mp(lua_State *L) {
   mpb_open_connect(L);
   mpb_open_array(L);
   mpb_open_comm(L);
+  mpb_open_request(L);
   mpb_open_pool(L);
   return 1;
 }

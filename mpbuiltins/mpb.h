@@ -145,6 +145,7 @@ typedef struct mpb_state {
   char rbuf[4096];   /* small received bodies are decoded from here */
   size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
   int rbusy;
+  struct mpb_req *posted; /* irecv requests waiting for a message (request.c) */
   lua_State *L;      /* main thread */
 } mpb_state;
 
@@ -203,6 +204,14 @@ void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,
 ** collectives). */
 void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan,
                        struct mpb_wbuf *b, int last, uint32_t comm, uint32_t flags);
+/* The same without waiting for zero-copy parts (nonblocking sends): the MPI
+** sends made are those with ids ids[0]..ids[1] (none when ids[0] > ids[1]);
+** they anchor the arrays and strings they read until they complete. */
+void mpb_user_isend_hdr(lua_State *L, mpb_state *st, int dst, int chan,
+                        struct mpb_wbuf *b, int last, uint32_t comm, uint32_t flags,
+                        uint64_t ids[2]);
+/* Ready function: no send with an id in ((uint64_t *)ud)[0..1] is in flight. */
+int mpb_sends_gone(mpb_state *st, void *ud);
 /* Send len bytes (header first) to dst on chan; takes buf when own. */
 void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf,
                          size_t len, int own);
@@ -264,6 +273,9 @@ void mpb_open_task(lua_State *L);
 void mpb_open_abort(lua_State *L);
 void mpb_open_comm(lua_State *L);    /* comm.c, coll.c */
 void mpb_open_request(lua_State *L); /* request.c */
+/* request.c: give an arrived user message to the oldest posted irecv it
+** matches (returns 1: taken), else 0 (it goes to its inbox). */
+int mpb_req_arrived(mpb_state *st, mpb_msg *m);
 void mpb_open_pool(lua_State *L);    /* pool.c */
 void mpb_open_connect(lua_State *L);
 /* The task body of a connected chunk (connect.c). */

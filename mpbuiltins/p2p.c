@@ -64,6 +64,7 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
     return;
   }
   m->seq = ++st->seq;
+  if (st->posted && mpb_req_arrived(st, m)) return; /* a posted irecv takes it */
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
   mpb_queue_push(mpb_inbox(st, m->chan, m->src), m);
 }
@@ -143,7 +144,7 @@ static int below_max(mpb_state *st, void *ud) {
   return st->send_bytes <= MPB_PENDING_MAX_BYTES;
 }
 
-static int parts_gone(mpb_state *st, void *ud) {
+int mpb_sends_gone(mpb_state *st, void *ud) {
   const uint64_t *ids = ud;
   for (mpb_send *s = st->sends; s; s = s->next)
     if (s->id >= ids[0] && s->id <= ids[1]) return 0;
@@ -173,6 +174,11 @@ static void push_send(mpb_state *st, mpb_send *s) {
 
 static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
                           mpb_wbuf *b, int bidx) {
+  /* the parts anchor the table that anchors the arrays and strings, not b:
+  ** the reusable buffer may be reset for the next message before they are
+  ** done (nonblocking sends) */
+  lua_getiuservalue(L, bidx, 1);
+  int aidx = lua_gettop(L);
   size_t tab = (size_t)b->nseg * 2 * sizeof(uint64_t) + sizeof(uint64_t);
   size_t len = b->len + tab;
   mpb_send *s = malloc(sizeof *s);
@@ -201,23 +207,21 @@ static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
   s->id = ++st->send_ids;
   MPI_Isend(buf, (int)len, MPI_BYTE, dst, chan, st->user, &s->req);
   push_send(st, s); /* counted once: the parts are one message */
-  uint64_t first = st->send_ids + 1;
   for (int i = 0; i < b->nseg; i++) {
     mpb_send *p = malloc(sizeof *p);
-    if (!p) luaL_error(L, "mp.send: out of memory"); /* sent parts keep b anchored */
+    if (!p) luaL_error(L, "mp.send: out of memory"); /* sent parts keep theirs anchored */
     p->buf = NULL;
     p->len = b->seg[i].len;
     p->dst = dst;
     p->id = ++st->send_ids;
-    lua_pushvalue(L, bidx);
+    lua_pushvalue(L, aidx);
     p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     MPI_Isend(b->seg[i].ptr, (int)b->seg[i].len, MPI_BYTE, dst, chan, st->user, &p->req);
     p->next = st->sends;
     st->sends = p;
     st->send_bytes += p->len;
   }
-  uint64_t ids[2] = {first, st->send_ids};
-  mpb_wait(L, st, parts_gone, ids, 0);
+  lua_pop(L, 1);
 }
 
 mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m) {
@@ -330,15 +334,22 @@ void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wb
   mpb_user_send_hdr(L, st, dst, chan, b, last, 0, 0);
 }
 
-void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
-                       int last, uint32_t comm, uint32_t flags) {
+/* ids: NULL to wait until MPI is done with the zero-copy parts (mp.send),
+** else where the range of send ids made here goes (nonblocking sends). */
+static void send_msg(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                     int last, uint32_t comm, uint32_t flags, uint64_t *ids) {
   int bidx = lua_gettop(L); /* b's userdata is on top (mpb_encode_msg) */
   mpb_uhdr h = {st->task, comm, flags};
   memcpy(b->data, &h, sizeof h);
+  uint64_t mine[2] = {st->send_ids + 1, st->send_ids}; /* none yet */
+  if (!ids) ids = mine;
+  ids[0] = mine[0], ids[1] = mine[1];
   if (b->nseg) {
     if (dst != st->rank && st->use_mpi) {
       send_segments(L, st, dst, chan, b, bidx);
       if (last) mpb_encode_done(st, b);
+      ids[1] = st->send_ids;
+      if (ids == mine) mpb_wait(L, st, mpb_sends_gone, mine, 0);
       return;
     }
     size_t total = b->len + b->extlen;
@@ -357,6 +368,17 @@ void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan, struct mp
   } else {
     mpb_user_send_bytes(L, st, dst, chan, b->data, b->len, 0);
   }
+  ids[1] = st->send_ids;
+}
+
+void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                       int last, uint32_t comm, uint32_t flags) {
+  send_msg(L, st, dst, chan, b, last, comm, flags, NULL);
+}
+
+void mpb_user_isend_hdr(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                        int last, uint32_t comm, uint32_t flags, uint64_t ids[2]) {
+  send_msg(L, st, dst, chan, b, last, comm, flags, ids);
 }
 
 /* ----------------------------------------------------------- receiving */
