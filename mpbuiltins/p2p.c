@@ -455,6 +455,9 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   }
   lua_setmetatable(L, -2);
   b->m = m;
+  /* Lua cannot see the bytes a blob holds: collect as if it allocated them,
+  ** so the blobs of many large messages do not pile up between cycles */
+  if (len >= (256 << 10)) lua_gc(L, LUA_GCSTEP, (int)(len >> 10));
   int bidx = lua_gettop(L);
   int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, bidx, err, sizeof err);
   if (n < 0)
