@@ -163,39 +163,41 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
 }
 
 /* ------------------------------------------------------------ methods */
-static int user_chan(const mpb_comm *c) { return c->id ? MPB_CH_CUSER : MPB_CH_USER; }
+lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, const char *fname) {
+  if (!lua_istable(L, 2)) {
+    mpb_comm_checkrank(L, st, c, 2, fname);
+    return 1;
+  }
+  lua_Integer nd = luaL_len(L, 2);
+  for (lua_Integer i = 1; i <= nd; i++) {
+    lua_geti(L, 2, i);
+    int ok;
+    lua_Integer r = lua_tointegerx(L, -1, &ok);
+    if (!ok || r < 0 || r >= c->size)
+      luaL_error(L, "bad argument #1 to 'mp.%s' ([rank %d/%d] rank list item %I is not "
+                 "a rank in 0..%d)", fname, st->rank, st->size, (LUAI_UACINT)i, c->size - 1);
+    lua_pop(L, 1);
+  }
+  return nd;
+}
+
+int mpb_comm_dest(lua_State *L, lua_Integer i) {
+  if (!lua_istable(L, 2)) return (int)lua_tointeger(L, 2);
+  lua_geti(L, 2, i);
+  int r = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return r;
+}
 
 /* comm:send(dst | {dst...}, values...): as mp.send, ranks of comm. */
 static int c_send(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_comm *c = mpb_comm_check(L, st, 1, "send");
-  int n = lua_gettop(L) - 2, chan = user_chan(c);
-  lua_Integer nd = 1;
-  if (lua_istable(L, 2)) {
-    nd = luaL_len(L, 2);
-    for (lua_Integer i = 1; i <= nd; i++) {
-      lua_geti(L, 2, i);
-      int ok;
-      lua_Integer r = lua_tointegerx(L, -1, &ok);
-      if (!ok || r < 0 || r >= c->size)
-        luaL_error(L, "bad argument #1 to 'mp.send' ([rank %d/%d] rank list item %I is not "
-                   "a rank in 0..%d)", st->rank, st->size, (LUAI_UACINT)i, c->size - 1);
-      lua_pop(L, 1);
-    }
-  } else {
-    mpb_comm_checkrank(L, st, c, 2, "send");
-  }
+  int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c);
+  lua_Integer nd = mpb_comm_dests(L, st, c, "send");
   mpb_wbuf *b = mpb_encode_msg(L, 3, n, "send", 2, sizeof(mpb_uhdr));
   for (lua_Integer i = 1; i <= nd; i++) {
-    int r;
-    if (lua_istable(L, 2)) {
-      lua_geti(L, 2, i);
-      r = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
-    } else {
-      r = (int)lua_tointeger(L, 2);
-    }
-    mpb_comm_send(L, st, c, r, chan, 0, b, i == nd);
+    mpb_comm_send(L, st, c, mpb_comm_dest(L, i), chan, 0, b, i == nd);
     st->user_sent++;
   }
   return 0;
@@ -207,7 +209,7 @@ static int c_recv(lua_State *L) {
   mpb_comm *c = mpb_comm_check(L, st, 1, "recv");
   int src = lua_isnoneornil(L, 2) ? -1 : mpb_comm_checkrank(L, st, c, 2, "recv");
   lua_settop(L, 1);
-  mpb_msg *m = mpb_comm_take(L, st, c, user_chan(c), src, "recv");
+  mpb_msg *m = mpb_comm_take(L, st, c, mpb_comm_user_chan(c), src, "recv");
   if (src < 0) lua_pushinteger(L, c->of_world[m->src]);
   return mpb_push_msg(L, st, m, "recv") + (src < 0);
 }

@@ -28,6 +28,15 @@ mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname
 /* Push mp.world. */
 void mpb_comm_pushworld(lua_State *L);
 /* Check a comm rank argument. */
+/* The channel of send/recv on c. */
+static inline int mpb_comm_user_chan(const mpb_comm *c) {
+  return c->id ? MPB_CH_CUSER : MPB_CH_USER;
+}
+/* The destinations of comm:send/isend at stack slot 2: a rank of c or a list
+** of them, checked (errors name fname); returns how many. */
+lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, const char *fname);
+/* Destination i (1..count) of those, as a rank of c. */
+int mpb_comm_dest(lua_State *L, lua_Integer i);
 int mpb_comm_checkrank(lua_State *L, mpb_state *st, const mpb_comm *c, int arg,
                        const char *fname);
 

@@ -196,40 +196,19 @@ static int req_deliver(lua_State *L, mpb_state *st, mpb_req *r, const char *fnam
 }
 
 /* ----------------------------------------------------- isend and irecv */
-static int user_chan(const mpb_comm *c) { return c->id ? MPB_CH_CUSER : MPB_CH_USER; }
-
 /* comm:isend(dst | {dst...}, values...) -> request. */
 static int c_isend(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_comm *c = mpb_comm_check(L, st, 1, "isend");
-  int n = lua_gettop(L) - 2, chan = user_chan(c), list = lua_istable(L, 2);
-  lua_Integer nd = 1;
-  if (list) {
-    nd = luaL_len(L, 2);
-    for (lua_Integer i = 1; i <= nd; i++) {
-      lua_geti(L, 2, i);
-      int ok;
-      lua_Integer r = lua_tointegerx(L, -1, &ok);
-      if (!ok || r < 0 || r >= c->size)
-        luaL_error(L, "bad argument #1 to 'mp.isend' ([rank %d/%d] rank list item %I is not "
-                   "a rank in 0..%d)", st->rank, st->size, (LUAI_UACINT)i, c->size - 1);
-      lua_pop(L, 1);
-    }
-  } else {
-    mpb_comm_checkrank(L, st, c, 2, "isend");
-  }
+  int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c), list = lua_istable(L, 2);
+  lua_Integer nd = mpb_comm_dests(L, st, c, "isend");
   mpb_req *q = req_new(L, st, 1);
   int qidx = lua_gettop(L);
   mpb_wbuf *b = mpb_encode_msg(L, 3, n, "isend", 2, sizeof(mpb_uhdr));
   uint64_t lo = 0, hi = 0;
   for (lua_Integer i = 1; i <= nd; i++) {
     uint64_t ids[2];
-    int r = (int)lua_tointeger(L, 2);
-    if (list) {
-      lua_geti(L, 2, i);
-      r = (int)lua_tointeger(L, -1);
-      lua_pop(L, 1);
-    }
+    int r = mpb_comm_dest(L, i);
     mpb_user_isend_hdr(L, st, c->ranks[r], chan, b, i == nd, c->id, 0, ids);
     st->user_sent++;
     if (i == 1) lo = ids[0];
@@ -256,7 +235,7 @@ static int c_irecv(lua_State *L) {
   mpb_req *q = req_new(L, st, 1);
   q->kind = R_RECV;
   q->peer = src;
-  q->chan = user_chan(c);
+  q->chan = mpb_comm_user_chan(c);
   q->comm = c->id;
   q->src = src < 0 ? -1 : c->ranks[src];
   mpb_msg *m = mpb_comm_peek(st, c, q->chan, src, 1); /* no earlier posted irecv wants it */
