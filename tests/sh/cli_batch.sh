@@ -5,44 +5,7 @@
 # leader's code would catch.
 set -eu
 N=${1:?usage: $0 nompi|RANKS}
-: "${MPLUA:?}" "${MPIEXEC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-unset LUA_INIT LUA_INIT_5_4 MPLUA_DISABLED
-
-run() {
-  if [ "$N" = nompi ]; then "$MPLUA" --nompi "$@"
-  else "$MPIEXEC" -n "$N" "$MPLUA" "$@"; fi
-}
-: >in
-
-# check DESC STATUS STDOUT ARGS...: exit status and stdout must match exactly
-check() {
-  desc=$1 want_status=$2
-  printf '%s' "$3" >want
-  shift 3
-  status=0
-  run "$@" <in >out 2>err || status=$?
-  if [ "$status" != "$want_status" ] || ! cmp -s want out; then
-    echo "FAIL ($N): $desc" >&2
-    echo "  args: $*" >&2
-    echo "  exit status $status (want $want_status)" >&2
-    echo "  stdout, want vs got:" >&2
-    diff want out >&2 || true
-    echo "  stderr:" >&2
-    cat err >&2
-    exit 1
-  fi
-}
-err_has() {
-  got=$(grep -cF -- "$2" err || true)
-  if [ "$got" = 0 ] || { [ $# -ge 3 ] && [ "$got" != "$3" ]; }; then
-    echo "FAIL ($N): $1: stderr has '$2' $got times (want ${3:-some})" >&2
-    cat err >&2
-    exit 1
-  fi
-}
+. "$(dirname "$0")/lib/common.bash"
 
 # plain statuses
 check "success" 0 $'ok\n' -e 'print("ok")'

@@ -4,36 +4,9 @@
 # run with status 1. MPLUA_DISABLED=1 means --nompi.
 set -eu
 N=${1:?usage: $0 nompi|RANKS}
-: "${MPLUA:?}" "${MPIEXEC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-unset LUA_INIT LUA_INIT_5_4 MPLUA_DISABLED
-
-run() {
-  if [ "$N" = nompi ]; then "$MPLUA" --nompi "$@"
-  else "$MPIEXEC" -n "$N" "$MPLUA" "$@"; fi
-}
+. "$(dirname "$0")/lib/common.bash"
 size=$N
 [ "$N" != nompi ] || size=1
-
-check() {
-  desc=$1 want_status=$2
-  printf '%s' "$3" >want
-  shift 3
-  status=0
-  run "$@" </dev/null >out 2>err || status=$?
-  if [ "$status" != "$want_status" ] || ! cmp -s want out; then
-    echo "FAIL ($N): $desc" >&2
-    echo "  args: $*" >&2
-    echo "  exit status $status (want $want_status)" >&2
-    echo "  stdout, want vs got:" >&2
-    diff want out >&2 || true
-    echo "  stderr:" >&2
-    cat err >&2
-    exit 1
-  fi
-}
 
 # Each -j file appends a letter to ORDER on every rank. Nothing else may run
 # before them, whatever the position of -j among the options.

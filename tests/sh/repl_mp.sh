@@ -3,27 +3,7 @@
 # a task that fails on one rank is reported and the next one works.
 set -eu
 N=${1:?usage: $0 RANKS}
-: "${MPLUA:?}" "${MPIEXEC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-unset LUA_INIT LUA_INIT_5_4 MPLUA_DISABLED
-
-session() {
-  printf '%s' "$3" >in
-  printf '%s' "$4" >want
-  status=0
-  "$MPIEXEC" -n "$N" "$MPLUA" <in >out 2>err || status=$?
-  if [ "$status" != "$2" ] || ! cmp -s want out; then
-    echo "FAIL ($N): $1" >&2
-    echo "  exit status $status (want $2)" >&2
-    echo "  stdout, want vs got:" >&2
-    diff want out >&2 || true
-    echo "  stderr:" >&2
-    cat err >&2
-    exit 1
-  fi
-}
+. "$(dirname "$0")/lib/common.bash"
 
 session "mp.exec at the prompt" 0 \
 'mp.exec(function() return mp.rank end)

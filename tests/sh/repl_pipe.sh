@@ -6,37 +6,7 @@
 # ends it with status 3.
 set -eu
 N=${1:?usage: $0 nompi|RANKS}
-: "${MPLUA:?}" "${MPIEXEC:?}"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-unset LUA_INIT LUA_INIT_5_4 MPLUA_DISABLED
-
-run() {
-  if [ "$N" = nompi ]; then "$MPLUA" --nompi "$@"
-  else "$MPIEXEC" -n "$N" "$MPLUA" "$@"; fi
-}
-
-# session DESC STATUS INPUT TRANSCRIPT: feed INPUT to the prompt; the exit
-# status and stdout must match exactly
-session() {
-  printf '%s' "$3" >in
-  printf '%s' "$4" >want
-  status=0
-  run <in >out 2>err || status=$?
-  if [ "$status" != "$2" ] || ! cmp -s want out; then
-    echo "FAIL ($N): $1" >&2
-    echo "  exit status $status (want $2)" >&2
-    echo "  stdout, want vs got:" >&2
-    diff want out >&2 || true
-    echo "  stderr:" >&2
-    cat err >&2
-    exit 1
-  fi
-}
-err_has() {
-  grep -qF -- "$2" err || { echo "FAIL ($N): $1: stderr lacks '$2'" >&2; cat err >&2; exit 1; }
-}
+. "$(dirname "$0")/lib/common.bash"
 err_empty() {
   if [ -s err ]; then echo "FAIL ($N): $1: unexpected stderr:" >&2; cat err >&2; exit 1; fi
 }
