@@ -1,7 +1,7 @@
 /*
-** Collectives on communicators: bcast, reduce, allreduce, scan, gather,
-** allgather, scatter, alltoall, barrier (methods of mp.Comm, and mp.X on
-** mp.world).
+** Collectives on communicators: bcast, reduce, allreduce, scan, barrier
+** (methods of mp.Comm, and mp.X on mp.world); gather, allgather, scatter and
+** alltoall are in coll_move.c.
 **
 ** Built on the p2p machinery (MPB_CH_COLL, filtered by communicator id), not
 ** on MPI collectives: an MPI collective interrupted by an abort can be
@@ -21,11 +21,9 @@
 #include <string.h>
 
 #include "array.h"
-#include "comm.h"
+#include "coll_int.h"
 #include "wire.h"
 
-enum { K_BCAST = 1, K_REDUCE, K_ALLRED, K_SCAN, K_GATHER, K_ALLGATHER, K_SCATTER,
-       K_ALLTOALL, K_BARRIER, K_SPLIT, K_NKIND };
 static const char *const kind_names[K_NKIND] = {
     "?", "bcast", "reduce", "allreduce", "scan", "gather", "allgather", "scatter",
     "alltoall", "barrier", "split"};
@@ -33,14 +31,7 @@ static const char *const kind_names[K_NKIND] = {
 /* Large arrays (bytes) use reduce-scatter + allgather. */
 #define RABEN_MIN ((size_t)64 << 10)
 
-typedef struct {
-  mpb_state *st;
-  mpb_comm *c;
-  const char *fname;
-  int kind;
-} ctx;
-
-static ctx begin(lua_State *L, const char *fname, int kind) {
+ctx mpb_coll_begin(lua_State *L, const char *fname, int kind) {
   ctx x;
   x.st = mpb_get(L);
   x.c = mpb_comm_check(L, x.st, 1, fname);
@@ -57,7 +48,7 @@ typedef struct { mpb_msg *m; } holder;
 
 static int holder_gc(lua_State *L) {
   holder *h = lua_touserdata(L, 1);
-  free(h->m);
+  mpb_msg_free(h->m);
   h->m = NULL;
   return 0;
 }
@@ -75,13 +66,13 @@ static holder *hold(lua_State *L, mpb_msg *m) {
 }
 
 /* ------------------------------------------------------ send and take */
-static void send_vals(lua_State *L, ctx *x, int r, int first, int n) {
+void mpb_coll_send_vals(lua_State *L, ctx *x, int r, int first, int n) {
   mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
   mpb_comm_send(L, x->st, x->c, r, MPB_CH_COLL, (uint32_t)x->kind, b, 1);
   lua_pop(L, 1);
 }
 
-static mpb_msg *take(lua_State *L, ctx *x, int r) {
+mpb_msg *mpb_coll_take(lua_State *L, ctx *x, int r) {
   mpb_msg *m = mpb_comm_take(L, x->st, x->c, MPB_CH_COLL, r, x->fname);
   uint32_t k = mpb_msg_flags(m) & 0xffffu; /* high bits: p2p framing */
   if ((int)k != x->kind) {
@@ -93,9 +84,9 @@ static mpb_msg *take(lua_State *L, ctx *x, int r) {
 }
 
 /* Take one value from comm rank r and push it. */
-static void recv_val(lua_State *L, ctx *x, int r) {
+void mpb_coll_recv_val(lua_State *L, ctx *x, int r) {
   int top = lua_gettop(L);
-  int n = mpb_push_msg(L, x->st, take(L, x, r), x->fname);
+  int n = mpb_push_msg(L, x->st, mpb_coll_take(L, x, r), x->fname);
   if (n == 0) lua_pushnil(L);
   lua_settop(L, top + 1);
 }
@@ -233,7 +224,7 @@ static void bcast_at(lua_State *L, ctx *x, int vidx, int root) {
   if (vr != 0) {
     for (; mask < n; mask <<= 1)
       if (vr & mask) {
-        h = hold(L, take(L, x, (vr - mask + root) % n));
+        h = hold(L, mpb_coll_take(L, x, (vr - mask + root) % n));
         break;
       }
   } else {
@@ -267,7 +258,7 @@ static void bcast_at(lua_State *L, ctx *x, int vidx, int root) {
 
 /* comm:bcast(v, root=0) */
 static int c_bcast(lua_State *L) {
-  ctx x = begin(L, "bcast", K_BCAST);
+  ctx x = mpb_coll_begin(L, "bcast", K_BCAST);
   int root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "bcast");
   lua_settop(L, 2);
   bcast_at(L, &x, 2, root);
@@ -282,12 +273,12 @@ static int reduce0(lua_State *L, ctx *x, int vidx, opspec o) {
   lua_pushvalue(L, vidx);
   for (int mask = 1; mask < n; mask <<= 1) {
     if (me & mask) {
-      send_vals(L, x, me & ~mask, lua_gettop(L), 1);
+      mpb_coll_send_vals(L, x, me & ~mask, lua_gettop(L), 1);
       lua_pop(L, 1);
       return 0;
     }
     if ((me | mask) < n) {
-      recv_val(L, x, me | mask);
+      mpb_coll_recv_val(L, x, me | mask);
       combine(L, x, o, me | mask, own);
       own = o.op >= 0;
     }
@@ -302,18 +293,18 @@ static int reduce0(lua_State *L, ctx *x, int vidx, opspec o) {
 
 /* comm:reduce(v, op, root=0): the result at root, nil elsewhere. */
 static int c_reduce(lua_State *L) {
-  ctx x = begin(L, "reduce", K_REDUCE);
+  ctx x = mpb_coll_begin(L, "reduce", K_REDUCE);
   opspec o = check_op(L, &x, 3);
   int root = lua_isnoneornil(L, 4) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 4, "reduce");
   lua_settop(L, 3);
   int have = reduce0(L, &x, 2, o);
   if (root == 0) return have;
   if (x.c->rank == 0) {
-    send_vals(L, &x, root, lua_gettop(L), 1);
+    mpb_coll_send_vals(L, &x, root, lua_gettop(L), 1);
     return 0;
   }
   if (x.c->rank != root) return 0;
-  recv_val(L, &x, 0);
+  mpb_coll_recv_val(L, &x, 0);
   return 1;
 }
 
@@ -323,14 +314,14 @@ static void send_chunk(lua_State *L, ctx *x, int r, int owner, const mpb_array *
   int64_t dims[1] = {len};
   char *p = (char *)a->data + (size_t)lo * mpb_dtype_size(a->dtype);
   mpb_array_view(L, owner, p, a->dtype, 1, dims);
-  send_vals(L, x, r, lua_gettop(L), 1);
+  mpb_coll_send_vals(L, x, r, lua_gettop(L), 1);
   lua_pop(L, 1);
 }
 
 /* Take a chunk of len elements of dtype from r: pushes its holder and a view
 ** into the received buffer (no copy); returns the view. */
 static mpb_array *take_chunk(lua_State *L, ctx *x, int r, int dtype, int64_t len) {
-  hold(L, take(L, x, r));
+  hold(L, mpb_coll_take(L, x, r));
   holder *h = lua_touserdata(L, -1);
   char err[MPB_ERRLEN];
   int n = mpb_wire_decode(L, h->m->buf + sizeof(mpb_uhdr), h->m->len - sizeof(mpb_uhdr),
@@ -447,7 +438,7 @@ static void allreduce_array(lua_State *L, ctx *x, int op) {
 
 /* comm:allreduce(v, op): the reduction on every rank. */
 static int c_allreduce(lua_State *L) {
-  ctx x = begin(L, "allreduce", K_ALLRED);
+  ctx x = mpb_coll_begin(L, "allreduce", K_ALLRED);
   opspec o = check_op(L, &x, 3);
   lua_settop(L, 3);
   mpb_array *a = mpb_array_test(L, 2);
@@ -465,101 +456,18 @@ static int c_allreduce(lua_State *L) {
 /* comm:scan(v, op): inclusive prefix v0 op v1 op ... op v(rank), folded left
 ** to right along the ranks. */
 static int c_scan(lua_State *L) {
-  ctx x = begin(L, "scan", K_SCAN);
+  ctx x = mpb_coll_begin(L, "scan", K_SCAN);
   opspec o = check_op(L, &x, 3);
   lua_settop(L, 3);
   int me = x.c->rank;
   if (me > 0) {
-    recv_val(L, &x, me - 1);
+    mpb_coll_recv_val(L, &x, me - 1);
     lua_pushvalue(L, 2);
     combine(L, &x, o, me - 1, 1);
   } else {
     lua_pushvalue(L, 2);
   }
-  if (me + 1 < x.c->size) send_vals(L, &x, me + 1, lua_gettop(L), 1);
-  return 1;
-}
-
-/* ----------------------------------------------------- data movement */
-/* comm:gather(v, root=0): at root, {v0, v1, ...} (index rank+1); nil elsewhere. */
-static int c_gather(lua_State *L) {
-  ctx x = begin(L, "gather", K_GATHER);
-  int root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "gather");
-  lua_settop(L, 2);
-  if (x.c->rank != root) {
-    send_vals(L, &x, root, 2, 1);
-    return 0;
-  }
-  lua_createtable(L, x.c->size, 0);
-  for (int r = 0; r < x.c->size; r++) {
-    if (r == root) lua_pushvalue(L, 2);
-    else recv_val(L, &x, r);
-    lua_rawseti(L, 3, r + 1);
-  }
-  return 1;
-}
-
-/* comm:allgather(v): {v0, v1, ...} on every rank (each sends to each). */
-static int c_allgather(lua_State *L) {
-  ctx x = begin(L, "allgather", K_ALLGATHER);
-  lua_settop(L, 2);
-  int n = x.c->size, me = x.c->rank;
-  if (n > 1) {
-    mpb_wbuf *b = mpb_encode_msg(L, 2, 1, x.fname, 1, sizeof(mpb_uhdr));
-    for (int k = 1; k < n; k++) /* staggered so that nobody is everyone's first */
-      mpb_comm_send(L, x.st, x.c, (me + k) % n, MPB_CH_COLL, K_ALLGATHER, b, 0);
-    lua_pop(L, 1);
-  }
-  lua_createtable(L, n, 0);
-  for (int k = 0; k < n; k++) {
-    int r = (me - k + n) % n;
-    if (r == me) lua_pushvalue(L, 2);
-    else recv_val(L, &x, r);
-    lua_rawseti(L, 3, r + 1);
-  }
-  return 1;
-}
-
-/* comm:scatter(t, root=0): rank r gets t[r+1] of root's table. */
-static int c_scatter(lua_State *L) {
-  ctx x = begin(L, "scatter", K_SCATTER);
-  int root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "scatter");
-  lua_settop(L, 2);
-  if (x.c->rank != root) {
-    recv_val(L, &x, root);
-    return 1;
-  }
-  luaL_argexpected(L, lua_istable(L, 2), 2, "table");
-  for (int r = 0; r < x.c->size; r++) {
-    if (r == root) continue;
-    lua_geti(L, 2, r + 1);
-    send_vals(L, &x, r, 3, 1);
-    lua_pop(L, 1);
-  }
-  lua_geti(L, 2, root + 1);
-  return 1;
-}
-
-/* comm:alltoall(t): rank r sends t[j+1] to j and gets {from 0, from 1, ...}. */
-static int c_alltoall(lua_State *L) {
-  ctx x = begin(L, "alltoall", K_ALLTOALL);
-  luaL_argexpected(L, lua_istable(L, 2), 2, "table");
-  lua_settop(L, 2);
-  int n = x.c->size, me = x.c->rank;
-  for (int k = 1; k < n; k++) {
-    int r = (me + k) % n;
-    lua_geti(L, 2, r + 1);
-    send_vals(L, &x, r, 3, 1);
-    lua_pop(L, 1);
-  }
-  lua_createtable(L, n, 0);
-  lua_geti(L, 2, me + 1);
-  lua_rawseti(L, 3, me + 1);
-  for (int k = 1; k < n; k++) {
-    int r = (me - k + n) % n;
-    recv_val(L, &x, r);
-    lua_rawseti(L, 3, r + 1);
-  }
+  if (me + 1 < x.c->size) mpb_coll_send_vals(L, &x, me + 1, lua_gettop(L), 1);
   return 1;
 }
 
@@ -573,7 +481,7 @@ static void send_raw(lua_State *L, ctx *x, int r, const void *p, size_t len) {
 }
 
 static void take_raw(lua_State *L, ctx *x, int r, void *out, size_t len) {
-  mpb_msg *m = take(L, x, r);
+  mpb_msg *m = mpb_coll_take(L, x, r);
   size_t got = m->len - sizeof(mpb_uhdr);
   if (got == len && len) memcpy(out, m->buf + sizeof(mpb_uhdr), len);
   mpb_msg_free(m);
@@ -596,7 +504,7 @@ void mpb_coll_allgather_raw(lua_State *L, mpb_state *st, const mpb_comm *c,
 
 /* comm:barrier(): dissemination, ceil(log2 n) rounds of empty messages. */
 static int c_barrier(lua_State *L) {
-  ctx x = begin(L, "barrier", K_BARRIER);
+  ctx x = mpb_coll_begin(L, "barrier", K_BARRIER);
   int n = x.c->size, me = x.c->rank;
   for (int k = 1; k < n; k <<= 1) {
     send_raw(L, &x, (me + k) % n, NULL, 0);
@@ -607,9 +515,8 @@ static int c_barrier(lua_State *L) {
 
 void mpb_coll_methods(lua_State *L, int mpt) {
   static const luaL_Reg funcs[] = {
-      {"bcast", c_bcast},         {"reduce", c_reduce},   {"allreduce", c_allreduce},
-      {"scan", c_scan},           {"gather", c_gather},   {"allgather", c_allgather},
-      {"scatter", c_scatter},     {"alltoall", c_alltoall}, {"barrier", c_barrier},
-      {NULL, NULL}};
+      {"bcast", c_bcast}, {"reduce", c_reduce},   {"allreduce", c_allreduce},
+      {"scan", c_scan},   {"barrier", c_barrier}, {NULL, NULL}};
   for (const luaL_Reg *f = funcs; f->name; f++) mpb_comm_setboth(L, mpt, f->name, f->func);
+  mpb_coll_move_methods(L, mpt);
 }
