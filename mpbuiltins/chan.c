@@ -175,6 +175,7 @@ void mpb_ctl_send(mpb_state *st, int dst, int kind, int64_t task, int32_t arg,
   s->len = sizeof h + len;
   s->dst = dst;
   MPI_Isend(buf, (int)s->len, MPI_BYTE, dst, kind, st->ctl, &s->req);
+  st->bytes_sent += s->len;
   s->next = st->csends;
   st->csends = s;
   int done; /* push it out now, then wake the receiver if it naps */
@@ -273,13 +274,16 @@ int mpb_poll_ctl(mpb_state *st, int ctl) {
   for (; ctl;) {
     MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, st->ctl, &flag, &mm, &s);
     if (!flag) break;
-    ctl_dispatch(st, recv_probed(&mm, &s));
+    mpb_msg *m = recv_probed(&mm, &s);
+    st->bytes_recv += m->len;
+    ctl_dispatch(st, m);
     events++;
   }
   for (;;) {
     MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, st->user, &flag, &mm, &s);
     if (!flag) break;
     mpb_msg *m = recv_probed(&mm, &s);
+    st->bytes_recv += m->len;
     mpb_uhdr h;
     if (m->len >= sizeof h) {
       memcpy(&h, m->buf, sizeof h);

@@ -70,6 +70,10 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "aborts");
   lua_pushinteger(L, (lua_Integer)st->send_bytes);
   lua_setfield(L, -2, "pending_bytes");
+  lua_pushinteger(L, (lua_Integer)st->bytes_sent);
+  lua_setfield(L, -2, "bytes_sent");
+  lua_pushinteger(L, (lua_Integer)st->bytes_recv);
+  lua_setfield(L, -2, "bytes_received");
   return 1;
 }
 
@@ -92,5 +96,6 @@ int luaopen_mp(lua_State *L) {
   mpb_open_comm(L);
   mpb_open_request(L);
   mpb_open_pool(L);
+  mpb_open_map(L);
   return 1;
 }

@@ -23,6 +23,7 @@
 enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL,
        MPB_CH_CUSER,   /* send/recv on sub-communicators (comm.c) */
        MPB_CH_POOL,    /* mp.pool hand-out and results (pool.c) */
+       MPB_CH_MAP,     /* mp.mapper data, parameters and results (map.c) */
        MPB_NCHAN };
 
 /* Header flag: the message's large segments follow as separate messages. */
@@ -134,6 +135,7 @@ typedef struct mpb_state {
   int64_t *sent_to, *recvd_from;  /* since the last resync, all channels */
   int64_t user_sent, user_taken;  /* MPB_CH_USER in the current task */
   int64_t dropped;   /* stale user messages dropped */
+  uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */
   mpb_send *sends;   /* user sends in flight */
   uint64_t send_ids;
   size_t send_bytes;
@@ -277,6 +279,7 @@ void mpb_open_request(lua_State *L); /* request.c */
 ** matches (returns 1: taken), else 0 (it goes to its inbox). */
 int mpb_req_arrived(mpb_state *st, mpb_msg *m);
 void mpb_open_pool(lua_State *L);    /* pool.c */
+void mpb_open_map(lua_State *L);     /* map.c */
 void mpb_open_connect(lua_State *L);
 /* The task body of a connected chunk (connect.c). */
 int mpb_remote_body(lua_State *L);

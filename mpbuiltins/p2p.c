@@ -206,6 +206,7 @@ static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
   s->dst = dst;
   s->id = ++st->send_ids;
   MPI_Isend(buf, (int)len, MPI_BYTE, dst, chan, st->user, &s->req);
+  st->bytes_sent += len;
   push_send(st, s); /* counted once: the parts are one message */
   for (int i = 0; i < b->nseg; i++) {
     mpb_send *p = malloc(sizeof *p);
@@ -217,6 +218,7 @@ static void send_segments(lua_State *L, mpb_state *st, int dst, int chan,
     lua_pushvalue(L, aidx);
     p->ref = luaL_ref(L, LUA_REGISTRYINDEX);
     MPI_Isend(b->seg[i].ptr, (int)b->seg[i].len, MPI_BYTE, dst, chan, st->user, &p->req);
+    st->bytes_sent += p->len;
     p->next = st->sends;
     st->sends = p;
     st->send_bytes += p->len;
@@ -277,6 +279,7 @@ mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m) {
         w->adopt->s[k].block = block;
       }
       MPI_Recv(into, (int)sl, MPI_BYTE, m->src, m->chan, st->user, MPI_STATUS_IGNORE);
+      st->bytes_recv += sl;
       to += sl;
     }
   }
@@ -323,6 +326,7 @@ void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *b
   s->dst = dst;
   s->id = ++st->send_ids;
   MPI_Isend(copy, (int)len, MPI_BYTE, dst, chan, st->user, &s->req);
+  st->bytes_sent += len;
   push_send(st, s);
   int done; /* one test makes MPI push an eager message out now */
   MPI_Test(&s->req, &done, MPI_STATUS_IGNORE);

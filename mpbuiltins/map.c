@@ -1,0 +1,624 @@
+/*
+** mp.mapper and mp.map_rect (seed 000, DESIGN.md section 7): a collective map
+** whose results carry derivatives back to rank 0.
+**
+** A mapper is a handle on rank 0 and an entry {f, xr, xi, lo, nout} in the
+** registry of every rank. Making one is a task that ships f and each rank's
+** block of the static data (contiguous jobs, balanced) to that rank, once;
+** rank 0 keeps a decoded copy too, so every rank evaluates a job from the
+** same bytes. A call is a task carrying only parameters: phi (shared) with
+** the command, each rank's theta block in one message; each rank evaluates
+** its block (map_eval.c) and sends its records back; rank 0 turns them into
+** plain vectors, or, when a parameter is an ad var, into one precomputed
+** node per output on its tape. Handles collected on rank 0 are freed on the
+** other ranks with the next map task.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_scalar.h"
+#include "array.h"
+#include "lad.h"
+#include "map_int.h"
+#include "wire.h"
+
+#define MAPPER_MT "mp.Mapper"
+static const char MAPS_KEY[] = "mp.maps";       /* id -> entry, every rank */
+static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
+static const char CALL_KEY[] = "mp.maps.call";  /* rank 0: the call in progress */
+
+typedef struct mapper {
+  lua_Integer id;
+  int64_t njobs;     /* -1 until the first call of a mapper without data */
+  int check;         /* opts.check_data */
+  uint64_t hash;     /* of the data's encoding, when checking */
+  int freed;
+} mapper;
+
+/* Rank r's jobs: lo..hi (none when lo > hi). */
+static void block(int64_t n, int size, int r, int64_t *lo, int64_t *hi) {
+  *lo = n * r / size + 1;
+  *hi = n * (r + 1) / size;
+}
+
+static void push_registry_table(lua_State *L, const char *key) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+  }
+}
+
+/* Rank 0: the list of freed ids to ship with the next task (or nil). */
+static void push_dead(lua_State *L) {
+  push_registry_table(L, DEAD_KEY);
+  if (lua_rawlen(L, -1) == 0) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return;
+  }
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, DEAD_KEY);
+}
+
+static void bury(lua_State *L, lua_Integer id) {
+  push_registry_table(L, DEAD_KEY);
+  lua_pushinteger(L, id);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+static void unbury(lua_State *L, lua_Integer id) {
+  push_registry_table(L, DEAD_KEY);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    int hit = lua_tointeger(L, -1) == id;
+    lua_pop(L, 1);
+    if (hit) {
+      lua_rawgeti(L, -1, n);
+      lua_rawseti(L, -2, i);
+      lua_pushnil(L);
+      lua_rawseti(L, -2, n);
+      break;
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* Every rank: forget the entries listed in the table at idx. */
+static void free_dead(lua_State *L, int idx) {
+  if (!lua_istable(L, idx)) return;
+  push_registry_table(L, MAPS_KEY);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
+static void send_values(lua_State *L, mpb_state *st, int dst, int first, int n) {
+  mpb_wbuf *b = mpb_encode_msg(L, first, n, "mapper", 0, sizeof(mpb_uhdr));
+  mpb_user_send(L, st, dst, MPB_CH_MAP, b, 1);
+  lua_pop(L, 1);
+}
+
+/* -------------------------------------------------------------- setup */
+/* Push {t[lo..hi]} (or nil when t is not a table). */
+static void push_slice(lua_State *L, int t, int64_t lo, int64_t hi) {
+  if (!lua_istable(L, t)) {
+    lua_pushnil(L);
+    return;
+  }
+  lua_createtable(L, hi >= lo ? (int)(hi - lo + 1) : 0, 0);
+  for (int64_t j = lo; j <= hi; j++) {
+    lua_rawgeti(L, t, j);
+    lua_rawseti(L, -2, j - lo + 1);
+  }
+}
+
+/* mp._map_setup(id, njobs, dead): the task that makes a mapper. Rank 0 sends
+** every rank, itself last, f and its block of the data. */
+static int map_setup(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_Integer id = luaL_checkinteger(L, 1);
+  int64_t n = luaL_checkinteger(L, 2);
+  free_dead(L, 3);
+  if (st->rank == 0) {
+    lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY); /* {f, xr, xi} */
+    int src = lua_gettop(L);
+    for (int k = 1; k <= st->size; k++) {
+      int r = k % st->size, top = lua_gettop(L);
+      int64_t lo, hi;
+      block(n, st->size, r, &lo, &hi);
+      lua_rawgeti(L, src, 1);
+      if (n >= 0) {
+        lua_rawgeti(L, src, 2);
+        push_slice(L, top + 2, lo, hi);
+        lua_replace(L, top + 2);
+        lua_rawgeti(L, src, 3);
+        push_slice(L, top + 3, lo, hi);
+        lua_replace(L, top + 3);
+      }
+      send_values(L, st, r, top + 1, lua_gettop(L) - top);
+      lua_settop(L, top);
+    }
+  }
+  int64_t lo = 1, hi = 0;
+  if (n >= 0) block(n, st->size, st->rank, &lo, &hi);
+  int base = lua_gettop(L);
+  mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
+  lua_settop(L, base + 3);
+  lua_createtable(L, 0, 5);
+  lua_pushvalue(L, base + 1);
+  lua_setfield(L, -2, "f");
+  lua_pushvalue(L, base + 2);
+  lua_setfield(L, -2, "xr");
+  lua_pushvalue(L, base + 3);
+  lua_setfield(L, -2, "xi");
+  lua_pushinteger(L, lo);
+  lua_setfield(L, -2, "lo");
+  lua_newtable(L);
+  lua_setfield(L, -2, "nout");
+  push_registry_table(L, MAPS_KEY);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, -2, id);
+  return 0;
+}
+
+/* FNV-1a of the encoding of the values at a, b (opts.check_data). */
+static uint64_t data_hash(lua_State *L, int a, int b) {
+  lua_pushvalue(L, a);
+  lua_pushvalue(L, b);
+  mpb_wbuf *w = mpb_encode_msg(L, lua_gettop(L) - 1, 2, "mapper", 2, 0);
+  uint64_t h = 1469598103934665603ull;
+  size_t at = 0;
+  for (int i = 0; i <= w->nseg; i++) {
+    size_t to = i < w->nseg ? w->seg[i].at : w->len;
+    for (; at < to; at++) h = (h ^ (unsigned char)w->data[at]) * 1099511628211ull;
+    if (i < w->nseg) {
+      const unsigned char *p = w->seg[i].ptr;
+      for (size_t k = 0; k < w->seg[i].len; k++) h = (h ^ p[k]) * 1099511628211ull;
+    }
+  }
+  mpb_encode_done(mpb_get(L), w);
+  lua_pop(L, 3);
+  return h;
+}
+
+static int next_id(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "mp.maps.next");
+  lua_Integer id = lua_tointeger(L, -1) + 1;
+  lua_pop(L, 1);
+  lua_pushinteger(L, id);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mp.maps.next");
+  return (int)id;
+}
+
+/* mp.mapper(f, x_r, x_i [, opts]) */
+static int mapper_new(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  for (int a = 2; a <= 3; a++)
+    if (!lua_isnoneornil(L, a) && !lua_istable(L, a))
+      luaL_argexpected(L, 0, a, "table of job data or nil");
+  if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+  lua_settop(L, 4);
+  int64_t n = -1;
+  if (lua_istable(L, 2)) n = (int64_t)lua_rawlen(L, 2);
+  if (lua_istable(L, 3)) {
+    int64_t ni = (int64_t)lua_rawlen(L, 3);
+    if (n >= 0 && ni != n)
+      return luaL_error(L, "bad argument #3 to 'mp.mapper' ([rank %d/%d] x_i has %I jobs, x_r has %I)",
+                        st->rank, st->size, (LUAI_UACINT)ni, (LUAI_UACINT)n);
+    n = ni;
+  }
+  int check = 0;
+  if (lua_istable(L, 4)) {
+    lua_getfield(L, 4, "check_data");
+    check = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  mapper *m = lua_newuserdatauv(L, sizeof *m, 2); /* 5; uservalues: x_r, x_i */
+  memset(m, 0, sizeof *m);
+  m->njobs = n;
+  m->check = check;
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, 5, 1);
+  lua_pushvalue(L, 3);
+  lua_setiuservalue(L, 5, 2);
+  if (check) m->hash = data_hash(L, 2, 3);
+  lua_createtable(L, 3, 0);
+  for (int i = 1; i <= 3; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  m->id = next_id(L);
+  lua_pushcfunction(L, map_setup); /* shipped by name (mp._map_setup) */
+  lua_pushinteger(L, m->id);
+  lua_pushinteger(L, n);
+  push_dead(L);
+  bury(L, m->id); /* until the task succeeds: a failed setup leaves debris */
+  int top = lua_gettop(L) - 4;
+  mpb_task_run(L, st, MPB_OP_CALL, 4, "mapper");
+  lua_settop(L, top);
+  unbury(L, m->id); /* made it: not debris after all */
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  luaL_setmetatable(L, MAPPER_MT);
+  return 1;
+}
+
+/* --------------------------------------------------------------- calls */
+/* A call in progress, on rank 0's C stack (its buffers are userdata on the
+** Lua stack): the parameters' values and vars (AD_NOVAR: a constant). */
+typedef struct call {
+  int64_t n;          /* jobs */
+  size_t np;
+  const double *pv;
+  const ad_idx *pvar;
+  double *tv;
+  ad_idx *tvar;
+  int64_t *toff;      /* job j's theta: tv[toff[j-1] .. toff[j]-1] */
+  size_t maxnt;
+} call;
+
+/* Length of the parameter vector at idx, or -1 if it is not one. */
+static int64_t param_len(lua_State *L, int idx) {
+  ad_idx first;
+  size_t n;
+  mpb_array *a;
+  if (lad_tovec(L, idx, &first, &n)) return (int64_t)n;
+  if ((a = mpb_array_test(L, idx)) != NULL) return a->n;
+  if (lua_type(L, idx) == LUA_TTABLE) return (int64_t)lua_rawlen(L, idx);
+  return -1;
+}
+
+/* Values and vars of the parameter vector at idx (param_len checked it);
+** returns how many are vars. what/j name it in errors ("theta", 3). */
+static size_t param_read(lua_State *L, int idx, double *v, ad_idx *var, const char *what,
+                         int64_t j) {
+  mpb_state *st = mpb_get(L);
+  ad_tape *t = lad_tape(L);
+  ad_idx first;
+  size_t n, nv = 0;
+  mpb_array *a;
+  if (lad_tovec(L, idx, &first, &n)) {
+    for (size_t i = 0; i < n; i++) v[i] = t->val[first + i], var[i] = first + (ad_idx)i;
+    return n;
+  }
+  if ((a = mpb_array_test(L, idx)) != NULL) {
+    for (int64_t i = 0; i < a->n; i++) v[i] = mpb_array_getd(a, i), var[i] = AD_NOVAR;
+    return 0;
+  }
+  n = lua_rawlen(L, idx);
+  for (size_t i = 0; i < n; i++) {
+    lua_rawgeti(L, idx, (lua_Integer)i + 1);
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+      v[i] = lua_tonumber(L, -1);
+      var[i] = AD_NOVAR;
+    } else if (lad_tovar(L, -1, &var[i], &v[i])) {
+      nv++;
+    } else {
+      char name[48] = "";
+      if (j > 0) snprintf(name, sizeof name, "[%lld]", (long long)j);
+      luaL_error(L, "mp.mapper: [rank 0/%d] %s%s[%d] is a %s%s (expected a number or an ad var)",
+                 st->size, what, name, (int)i + 1, luaL_typename(L, -1),
+                 lua_type(L, -1) == LUA_TLIGHTUSERDATA ? " (a var from a finished tape?)" : "");
+    }
+    lua_pop(L, 1);
+  }
+  return nv;
+}
+
+static int64_t check_param(lua_State *L, int idx, const char *what, int64_t j) {
+  int64_t n = param_len(L, idx);
+  if (n < 0) {
+    mpb_state *st = mpb_get(L);
+    char name[48] = "";
+    if (j > 0) snprintf(name, sizeof name, "[%lld]", (long long)j);
+    luaL_error(L, "mp.mapper: [rank 0/%d] %s%s is a %s (expected a table of numbers, an mp.array or an ad vector)",
+               st->size, what, name, luaL_typename(L, idx));
+  }
+  return n;
+}
+
+static void *scratch_buf(lua_State *L, size_t bytes) {
+  return lua_newuserdatauv(L, bytes ? bytes : 1, 0);
+}
+
+/* Push a new f64 vector of x[0..n-1]. */
+static mpb_array *push_f64(lua_State *L, const double *x, int64_t n) {
+  mpb_array *a = mpb_array_new(L, MPB_F64, 1, &n);
+  if (n && x) memcpy(a->data, x, (size_t)n * sizeof(double));
+  return a;
+}
+
+/* An f64 record array from rank r, checked. */
+static mpb_array *records(lua_State *L, int idx, int r) {
+  mpb_array *a = mpb_array_test(L, idx);
+  if (!a || a->dtype != MPB_F64 || a->ndim != 1)
+    luaL_error(L, "mp.mapper: malformed results from rank %d", r);
+  return a;
+}
+
+/* mp._map_run(id, njobs, grad, phi, dead): the task of a call. */
+static int map_run(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_Integer id = luaL_checkinteger(L, 1);
+  int64_t n = luaL_checkinteger(L, 2);
+  int grad = lua_toboolean(L, 3);
+  mpb_array *phi = mpb_array_test(L, 4);
+  free_dead(L, 5);
+  push_registry_table(L, MAPS_KEY);
+  if (lua_rawgeti(L, -1, id) != LUA_TTABLE)
+    return luaL_error(L, "mp.mapper: [rank %d/%d] mapper %I is unknown here", st->rank,
+                      st->size, (LUAI_UACINT)id);
+  int entry = lua_gettop(L);
+  const double *pv = phi ? phi->data : NULL;
+  size_t np = phi ? (size_t)phi->n : 0;
+  int64_t lo, hi;
+  block(n, st->size, st->rank, &lo, &hi);
+  if (st->rank != 0) {
+    if (lo > hi) return 0;
+    int64_t cnt = hi - lo + 1;
+    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
+    mpb_array *a = records(L, -1, 0);
+    int64_t *toff = scratch_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
+    const double *d = a->data;
+    toff[0] = 0;
+    for (int64_t k = 0; k < cnt && k < a->n; k++) toff[k + 1] = toff[k] + (int64_t)d[k];
+    if (a->n < cnt || toff[cnt] != a->n - cnt)
+      return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
+    mpb_map_eval(L, entry, lo, hi, grad, phi != NULL, pv, np, d + cnt, toff);
+    send_values(L, st, 0, lua_gettop(L), 1);
+    return 0;
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  call *c = lua_touserdata(L, -1);
+  for (int r = 1; r < st->size; r++) { /* scatter: each rank its thetas */
+    int64_t rlo, rhi;
+    block(n, st->size, r, &rlo, &rhi);
+    if (rlo > rhi) continue;
+    int64_t cnt = rhi - rlo + 1, nt = c->toff[rhi] - c->toff[rlo - 1];
+    double *d = push_f64(L, NULL, cnt + nt)->data;
+    for (int64_t k = 0; k < cnt; k++) d[k] = (double)(c->toff[rlo + k] - c->toff[rlo + k - 1]);
+    memcpy(d + cnt, c->tv + c->toff[rlo - 1], (size_t)nt * sizeof(double));
+    send_values(L, st, r, lua_gettop(L), 1);
+    lua_pop(L, 1);
+  }
+  lua_createtable(L, st->size, 0);
+  int res = lua_gettop(L);
+  if (lo <= hi) {
+    mpb_map_eval(L, entry, lo, hi, grad, phi != NULL, pv, np, c->tv, c->toff + (lo - 1));
+    lua_rawseti(L, res, 0);
+  }
+  for (int r = 1; r < st->size; r++) { /* gather */
+    int64_t rlo, rhi;
+    block(n, st->size, r, &rlo, &rhi);
+    if (rlo > rhi) continue;
+    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, r, "mapper"), "mapper");
+    lua_rawseti(L, res, r);
+  }
+  return 1;
+}
+
+/* Rank 0, after a call's task: the records in the table at res become the
+** outputs (a table of n vectors), pushed. */
+static void assemble(lua_State *L, mpb_state *st, const call *c, int res, int grad) {
+  ad_tape *t = grad ? lad_tape(L) : NULL;
+  size_t maxin = c->np + c->maxnt;
+  ad_idx *in = scratch_buf(L, maxin * sizeof(ad_idx));
+  size_t *pos = scratch_buf(L, maxin * sizeof(size_t));
+  double *part = scratch_buf(L, maxin * sizeof(double));
+  lua_createtable(L, (int)c->n, 0);
+  int out = lua_gettop(L);
+  for (int r = 0; r < st->size; r++) {
+    int64_t lo, hi, at = 0;
+    block(c->n, st->size, r, &lo, &hi);
+    if (lo > hi) continue;
+    lua_rawgeti(L, res, r);
+    mpb_array *a = records(L, -1, r);
+    const double *d = a->data;
+    for (int64_t j = lo; j <= hi; j++) {
+      size_t nin = c->np + (size_t)(c->toff[j] - c->toff[j - 1]);
+      double dm = at < a->n ? d[at] : -1;
+      int64_t m = (int64_t)dm;
+      if (!(dm >= 0 && (double)m == dm) || m > a->n - at - 1 ||
+          (grad && (nin && m > (a->n - at - 1 - m) / (int64_t)nin)))
+        luaL_error(L, "mp.mapper: malformed results from rank %d", r);
+      const double *y = d + at + 1, *J = y + m;
+      at += 1 + m + (grad ? m * (int64_t)nin : 0);
+      if (!grad) {
+        push_f64(L, y, m);
+        lua_rawseti(L, out, j);
+        continue;
+      }
+      size_t nv = 0;
+      for (size_t k = 0; k < nin; k++) {
+        ad_idx v = k < c->np ? c->pvar[k] : c->tvar[c->toff[j - 1] + (int64_t)(k - c->np)];
+        if (v != AD_NOVAR) in[nv] = v, pos[nv++] = k;
+      }
+      ad_idx first = t->nvar, yv;
+      for (int64_t i = 0; i < m; i++) {
+        for (size_t k = 0; k < nv; k++) part[k] = J[i * (int64_t)nin + (int64_t)pos[k]];
+        int rc = ad_precomputed(t, y[i], nv, in, part, &yv);
+        if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
+      }
+      lad_pushvec(L, first, (size_t)m);
+      lua_rawseti(L, out, j);
+    }
+    if (at != a->n) luaL_error(L, "mp.mapper: malformed results from rank %d", r);
+    lua_pop(L, 1);
+  }
+}
+
+static mapper *check_mapper(lua_State *L, int idx) {
+  mapper *m = luaL_checkudata(L, idx, MAPPER_MT);
+  if (m->freed) luaL_error(L, "mp.mapper: this mapper was freed");
+  return m;
+}
+
+/* m(theta) or m(phi, theta) */
+static int mapper_call(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  mapper *m = check_mapper(L, 1);
+  int has_phi = !lua_isnone(L, 3);
+  int pidx = has_phi ? 2 : 0, tidx = has_phi ? 3 : 2;
+  if (lua_type(L, tidx) != LUA_TTABLE)
+    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
+                      tidx - 1, st->rank, st->size, luaL_typename(L, tidx));
+  call c;
+  memset(&c, 0, sizeof c);
+  c.n = (int64_t)lua_rawlen(L, tidx);
+  if (m->njobs >= 0 && c.n != m->njobs)
+    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta has %I vectors, the mapper has %I jobs)",
+                      tidx - 1, st->rank, st->size, (LUAI_UACINT)c.n, (LUAI_UACINT)m->njobs);
+  if (m->check) {
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 1, 2);
+    int top = lua_gettop(L);
+    if (data_hash(L, top - 1, top) != m->hash)
+      return luaL_error(L, "mp.mapper: [rank 0/%d] x_r or x_i changed since the mapper was made (it computes with the data it shipped then: make a new mapper)",
+                        st->size);
+    lua_pop(L, 2);
+  }
+  int grad = 0;
+  if (has_phi) {
+    c.np = (size_t)check_param(L, pidx, "phi", 0);
+    double *pv = scratch_buf(L, c.np * sizeof(double));
+    ad_idx *pvar = scratch_buf(L, c.np * sizeof(ad_idx));
+    grad |= param_read(L, pidx, pv, pvar, "phi", 0) > 0;
+    c.pv = pv, c.pvar = pvar;
+  }
+  c.toff = scratch_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
+  c.toff[0] = 0;
+  for (int64_t j = 1; j <= c.n; j++) {
+    lua_rawgeti(L, tidx, j);
+    int64_t k = check_param(L, -1, "theta", j);
+    lua_pop(L, 1);
+    c.toff[j] = c.toff[j - 1] + k;
+    if ((size_t)k > c.maxnt) c.maxnt = (size_t)k;
+  }
+  c.tv = scratch_buf(L, (size_t)c.toff[c.n] * sizeof(double));
+  c.tvar = scratch_buf(L, (size_t)c.toff[c.n] * sizeof(ad_idx));
+  for (int64_t j = 1; j <= c.n; j++) {
+    lua_rawgeti(L, tidx, j);
+    grad |= param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
+    lua_pop(L, 1);
+  }
+  if (c.n == 0) {
+    lua_newtable(L);
+    return 1;
+  }
+  lua_pushlightuserdata(L, &c);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  int top = lua_gettop(L);
+  lua_pushcfunction(L, map_run); /* shipped by name (mp._map_run) */
+  lua_pushinteger(L, m->id);
+  lua_pushinteger(L, c.n);
+  lua_pushboolean(L, grad);
+  if (has_phi) push_f64(L, c.pv, (int64_t)c.np);
+  else lua_pushnil(L);
+  push_dead(L);
+  mpb_task_run(L, st, MPB_OP_CALL, 6, "mapper");
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  m->njobs = c.n;
+  assemble(L, st, &c, top + 1, grad);
+  return 1;
+}
+
+/* ------------------------------------------------------------ handles */
+static int mapper_free(lua_State *L) {
+  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  if (!m->freed) bury(L, m->id);
+  m->freed = 1;
+  return 0;
+}
+
+static int mapper_len(lua_State *L) {
+  mapper *m = check_mapper(L, 1);
+  if (m->njobs < 0) lua_pushnil(L);
+  else lua_pushinteger(L, m->njobs);
+  return 1;
+}
+
+static int mapper_tostring(lua_State *L) {
+  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  if (m->freed) lua_pushliteral(L, "mp.mapper (freed)");
+  else if (m->njobs < 0) lua_pushliteral(L, "mp.mapper (jobs set by the first call)");
+  else lua_pushfstring(L, "mp.mapper (%I jobs)", (LUAI_UACINT)m->njobs);
+  return 1;
+}
+
+/* mp.map_rect and the ragged mp.map, over mp.mapper. */
+static const char GLUE[] =
+    "local mapper = ...\n"
+    "local function map_rect(f, theta, x_r, x_i)\n"
+    "  local m <close> = mapper(f, x_r, x_i)\n"
+    "  return m(theta)\n"
+    "end\n"
+    "local function split(flat, ends, what, n)\n"
+    "  if flat == nil and ends == nil then return nil end\n"
+    "  if type(ends) ~= 'table' or #ends ~= n then\n"
+    "    error(('mp.map: %s_end must be a list of %d end indices'):format(what, n), 3)\n"
+    "  end\n"
+    "  local out, s, len = {}, 1, #flat\n"
+    "  for j = 1, n do\n"
+    "    local e = ends[j]\n"
+    "    if math.type(e) ~= 'integer' or e < s - 1 or e > len then\n"
+    "      error(('mp.map: %s_end[%d] = %s is not an end index in %d..%d'):format(what, j, tostring(e), s - 1, len), 3)\n"
+    "    end\n"
+    "    local v = {}\n"
+    "    for k = s, e do v[k - s + 1] = flat[k] end\n"
+    "    out[j], s = v, e + 1\n"
+    "  end\n"
+    "  if s - 1 ~= len then\n"
+    "    error(('mp.map: %s_end ends at %d but %s has %d items'):format(what, s - 1, what, len), 3)\n"
+    "  end\n"
+    "  return out\n"
+    "end\n"
+    "local function map(f, y_end, param, param_end, x_r, x_r_end, x_i, x_i_end)\n"
+    "  if type(y_end) ~= 'table' then error('mp.map: y_end must be a list of end indices', 2) end\n"
+    "  local n = #y_end\n"
+    "  local theta = split(param, param_end, 'param', n) or {}\n"
+    "  for j = #theta + 1, n do theta[j] = {} end\n"
+    "  local ys = map_rect(f, theta, split(x_r, x_r_end, 'x_r', n), split(x_i, x_i_end, 'x_i', n))\n"
+    "  local y, s = {}, 0\n"
+    "  for j = 1, n do\n"
+    "    local yj = ys[j]\n"
+    "    if #yj ~= y_end[j] - s then\n"
+    "      error(('mp.map: job %d returned %d values, y_end says %s'):format(j, #yj, tostring(y_end[j] - s)), 2)\n"
+    "    end\n"
+    "    for i = 1, #yj do y[s + i] = yj[i] end\n"
+    "    s = y_end[j]\n"
+    "  end\n"
+    "  return y\n"
+    "end\n"
+    "return map_rect, map\n";
+
+void mpb_open_map(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__call", mapper_call}, {"__gc", mapper_free},
+                                  {"__close", mapper_free}, {"__len", mapper_len},
+                                  {"__tostring", mapper_tostring}, {NULL, NULL}};
+  luaL_newmetatable(L, MAPPER_MT);
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);
+  lua_pushcfunction(L, mapper_free);
+  lua_setfield(L, -2, "free");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  static const luaL_Reg funcs[] = {{"mapper", mapper_new}, {"_map_setup", map_setup},
+                                   {"_map_run", map_run}, {NULL, NULL}};
+  luaL_setfuncs(L, funcs, 0);
+  if (luaL_loadbufferx(L, GLUE, sizeof GLUE - 1, "=mp.map", "t") != LUA_OK) lua_error(L);
+  lua_pushcfunction(L, mapper_new);
+  lua_call(L, 1, 2);
+  lua_setfield(L, -3, "map");
+  lua_setfield(L, -2, "map_rect");
+}
