@@ -201,11 +201,14 @@ static int next_id(lua_State *L) {
 /* mp.mapper(f, x_r, x_i [, opts]) */
 static int mapper_new(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  luaL_checktype(L, 1, LUA_TFUNCTION);
-  for (int a = 2; a <= 3; a++)
-    if (!lua_isnoneornil(L, a) && !lua_istable(L, a))
-      luaL_argexpected(L, 0, a, "table of job data or nil");
-  if (!lua_isnoneornil(L, 4)) luaL_checktype(L, 4, LUA_TTABLE);
+  static const char *const want[] = {"f must be a function", "x_r must be a table of job data or nil",
+                                     "x_i must be a table of job data or nil", "opts must be a table or nil"};
+  for (int a = 1; a <= 4; a++) {
+    int t = lua_type(L, a);
+    if (a == 1 ? t != LUA_TFUNCTION : (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TTABLE))
+      return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] %s, got a %s)", a,
+                        st->rank, st->size, want[a - 1], luaL_typename(L, a));
+  }
   lua_settop(L, 4);
   int64_t n = -1;
   if (lua_istable(L, 2)) n = (int64_t)lua_rawlen(L, 2);

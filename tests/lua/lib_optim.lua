@@ -1,11 +1,8 @@
--- ranks: 1
+-- ranks: nompi 1
 -- lib/optim.lua: L-BFGS and gradient descent on Rosenbrock, a quadratic, a
 -- logistic regression (gradients from ad.grad), a log barrier that is
 -- infinite beyond its domain, and bad input.
 
--- ctest runs this file from tests/lua, where "./?.lua" would make
--- require "optim" load this very file: drop the current-directory entries.
-package.path = package.path:gsub("%./%?%.lua;?", ""):gsub("%./%?/init%.lua;?", "")
 local optim = require "optim"
 
 local function maxdiff(a, b)
@@ -73,7 +70,7 @@ local function quad_fg(x) -- analytic gradient A x - b
   for i = 1, #x do f = f + 0.5 * x[i] * y[i] - b[i] * x[i]; g[i] = y[i] - b[i] end
   return f, g
 end
-check("quadratic", quad_fg, {0, 0, 0, 0, 0}, xstar, 1e-6, {maxiter = 20000}, nil)
+check("quadratic", quad_fg, {0, 0, 0, 0, 0}, xstar, 1e-6, nil, nil)
 local _, _, qinfo = optim.lbfgs(quad_fg, {0, 0, 0, 0, 0})
 assert(qinfo.iter <= 20, "quadratic: lbfgs took " .. qinfo.iter .. " iterations")
 
@@ -111,7 +108,7 @@ for _ = 1, 30 do
   end
   for i = 1, P do newton[i] = newton[i] - d[i] end
 end
-check("logistic", nll_fg, {0, 0, 0}, newton, 1e-5, {maxiter = 20000, ftol = 0, gtol = 1e-9}, nil)
+check("logistic", nll_fg, {0, 0, 0}, newton, 1e-5, {gtol = 1e-9}, nil)
 
 -- 4. A log barrier: f = sum(c_i x_i - log x_i) is +inf (ad: nan) for x_i <= 0,
 --    and the first steps from x0 cross the barrier. Minimum at x_i = 1/c_i.
@@ -122,14 +119,16 @@ local function barrier_fg(x)
   if f ~= f or f == math.huge then nonfinite = nonfinite + 1 end
   return f, g
 end
-check("barrier", barrier_fg, {3, 3, 3}, {1, 0.1, 2}, 1e-5, {maxiter = 20000}, nil)
+check("barrier", barrier_fg, {3, 3, 3}, {1, 0.1, 2}, 1e-5, nil, nil)
 assert(nonfinite > 0, "barrier: the line searches never met the barrier")
 -- and one that returns math.huge by hand, starting next to the boundary
+local walls = 0
 local function wall_fg(x)
-  if x[1] <= 0 then return math.huge, {0} end
+  if x[1] <= 0 then walls = walls + 1; return math.huge, {0} end
   return 1e-3 / x[1] + x[1], {-1e-3 / x[1] ^ 2 + 1}
 end
 check("wall", wall_fg, {0.5}, {math.sqrt(1e-3)}, 1e-6, nil, nil)
+assert(walls > 0, "wall: the line searches never met the wall")
 
 -- 5. Options: callback sees every iteration and can stop; maxiter is honoured.
 local seen = 0
@@ -157,7 +156,7 @@ for _, method in ipairs{"lbfgs", "gd"} do
   fails("bad argument #2 to '" .. name .. "' %(table of numbers expected, got number%)", m, quad_fg, 5)
   fails("bad argument #2 to '" .. name .. "' %(empty table%)", m, quad_fg, {})
   fails("x0%[2%] is abc", m, quad_fg, {1, "abc"})
-  fails("x0%[1%] is nan", m, quad_fg, {0 / 0})
+  fails("x0%[1%] is %-?nan", m, quad_fg, {0 / 0})
   fails("bad argument #3 to '" .. name .. "'", m, quad_fg, {1, 2, 3, 4, 5}, "fast")
   fails("gradient of length 1, expected 2", m, function() return 1, {1} end, {1, 2})
   fails("fg returned nil as its value", m, function() end, {1})
