@@ -209,8 +209,12 @@ local function stopper(opts, name, ftol0, maxiter0)
     end
     return stalls >= 3
   end
-  function s.callback(iter, x, f, g)
-    return callback and callback(iter, x, f, g) == true
+  -- after an iteration: done, converged, why
+  function s.after(iter, fold, x, f, g)
+    if callback and callback(iter, x, f, g) == true then return true, false, "stopped by callback" end
+    if s.gradient_small(f, g) then return true, true, "gradient below gtol" end
+    if s.stalled(fold, f) then return true, true, "relative reduction of f below ftol" end
+    return false
   end
   return s
 end
@@ -279,9 +283,8 @@ function M.lbfgs(fg, x0, opts)
     end
     local fold = f
     x, f, g = p.x, p.f, p.g
-    if stop.callback(iter, x, f, g) then return result(x, f, g, iter, ev, false, "stopped by callback") end
-    if stop.gradient_small(f, g) then return result(x, f, g, iter, ev, true, "gradient below gtol") end
-    if stop.stalled(fold, f) then return result(x, f, g, iter, ev, true, "relative reduction of f below ftol") end
+    local done, converged, why = stop.after(iter, fold, x, f, g)
+    if done then return result(x, f, g, iter, ev, converged, why) end
   end
   return result(x, f, g, stop.maxiter, ev, false, "maximum number of iterations reached")
 end
@@ -316,9 +319,8 @@ function M.gd(fg, x0, opts)
     step = 2 * a
     local fold = f
     x, f, g = xn, fn, gn
-    if stop.callback(iter, x, f, g) then return result(x, f, g, iter, ev, false, "stopped by callback") end
-    if stop.gradient_small(f, g) then return result(x, f, g, iter, ev, true, "gradient below gtol") end
-    if stop.stalled(fold, f) then return result(x, f, g, iter, ev, true, "relative reduction of f below ftol") end
+    local done, converged, why = stop.after(iter, fold, x, f, g)
+    if done then return result(x, f, g, iter, ev, converged, why) end
   end
   return result(x, f, g, stop.maxiter, ev, false, "maximum number of iterations reached")
 end

@@ -50,7 +50,7 @@ local ov = C.interleave(rounds, {
 print(string.format("ranks %d on %d cores, %d rounds (medians)", P, NCORE, rounds))
 print(string.format("per call, %d empty jobs: plain %s  differentiated %s  | raw MPI_Allreduce of %d f64 %s, empty mp.exec %s",
   NJ, C.us(ov.plain), C.us(ov.grad), NJ, C.us(ov.raw), C.us(ov.exec)))
-print(string.format("  ratio plain call / allreduce %.1f, plain call / mp.exec %.2f", ov.plain / ov.raw, ov.plain / ov.exec))
+print(string.format("  ratio plain call / allreduce %.3g, plain call / mp.exec %.2f", ov.plain / ov.raw, ov.plain / ov.exec))
 
 -- 2. speedup ----------------------------------------------------------
 -- A job: one group of a logistic regression, log-likelihood of n rows of
