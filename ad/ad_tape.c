@@ -262,6 +262,28 @@ void ad_clear_region(const ad_tape *t, double *x) {
   x[-1] = 0;
 }
 
+/* A var of [0, lo) read by the scalar vars in [from, hi), or AD_NOVAR. */
+static ad_idx outer_operand(const ad_slot *sl, ad_idx lo, ad_idx from, ad_idx hi) {
+  for (ad_idx k = from; k < hi; k++) {
+    if (sl[k].a && sl[k].a - 1 < lo) return sl[k].a - 1;
+    if (sl[k].b && sl[k].b - 1 < lo) return sl[k].b - 1;
+  }
+  return AD_NOVAR;
+}
+
+ad_idx ad_region_outer_read(const ad_tape *t) {
+  const ad_region *r = &t->reg[t->depth];
+  ad_idx lo = r->nvar, from = lo, v;
+  for (ad_idx n = r->nnode; n < t->nnode; n++) {
+    const ad_node *nd = &t->node[n];
+    if ((v = outer_operand(t->slot, lo, from, nd->out)) != AD_NOVAR) return v;
+    for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++)
+      if (t->ent[e].in < lo) return t->ent[e].in;
+    from = nd->out + nd->nout;
+  }
+  return outer_operand(t->slot, lo, from, t->nvar);
+}
+
 static int check_vars(const ad_tape *t, size_t n, const ad_idx *v) {
   for (size_t i = 0; i < n; i++)
     if (v[i] >= t->nvar) return AD_ESTALE;

@@ -141,6 +141,11 @@ void ad_sweep_forward(const ad_tape *t, double *tan);
 ** and every older var the region reads. */
 void ad_clear_region(const ad_tape *t, double *x);
 
+/* A var created before the innermost region that the region reads (an
+** operand of one of its ops), or AD_NOVAR: a job whose inputs are all
+** leaves of its region must not depend on anything else. */
+ad_idx ad_region_outer_read(const ad_tape *t);
+
 /* Gradient of y w.r.t. the n vars in[] inside the innermost region: g[j].
 ** Clobbers adjoints. */
 int ad_grad(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, double *g);

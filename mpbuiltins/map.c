@@ -30,9 +30,8 @@ static const char CALL_KEY[] = "mp.maps.call";  /* rank 0: the call in progress 
 typedef struct mapper {
   lua_Integer id;
   int64_t njobs;     /* -1 until the first call of a mapper without data */
-  int check;         /* opts.check_data */
-  uint64_t hash;     /* of the data's encoding, when checking */
-  int freed;
+  int check;         /* opts.check_data: uservalues 1, 2 hold x_r, x_i, 4, 5 copies */
+  int freed;         /* uservalue 3: each job's output length, once known */
 } mapper;
 
 /* Rank r's jobs: lo..hi (none when lo > hi). */
@@ -50,16 +49,53 @@ static void push_registry_table(lua_State *L, const char *key) {
   }
 }
 
-/* Rank 0: the list of freed ids to ship with the next task (or nil). */
+/* Rank 0: a copy of the list of freed ids to ship with the next map task
+** (or nil). They leave the list only once a task that carried them has
+** succeeded (forget_dead): a task that failed may not have reached every
+** rank, and freeing an id twice is harmless. */
 static void push_dead(lua_State *L) {
   push_registry_table(L, DEAD_KEY);
-  if (lua_rawlen(L, -1) == 0) {
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n == 0) {
     lua_pop(L, 1);
     lua_pushnil(L);
     return;
   }
-  lua_newtable(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, DEAD_KEY);
+  lua_createtable(L, (int)n, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -2, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_remove(L, -2);
+}
+
+static void unbury(lua_State *L, lua_Integer id);
+static void forget_dead(lua_State *L, int idx) {
+  if (!lua_istable(L, idx)) return;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    unbury(L, lua_tointeger(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+/* The call or setup in progress on rank 0 lives under CALL_KEY; this
+** to-be-closed guard clears it however the C function leaves. */
+static int guard_close(lua_State *L) {
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  return 0;
+}
+
+static void push_guard(lua_State *L) {
+  lua_newuserdatauv(L, 1, 0);
+  if (luaL_newmetatable(L, "mp.MapGuard")) {
+    lua_pushcfunction(L, guard_close);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  lua_toclose(L, lua_gettop(L));
 }
 
 static void bury(lua_State *L, lua_Integer id) {
@@ -128,7 +164,8 @@ static int map_setup(lua_State *L) {
   int64_t n = luaL_checkinteger(L, 2);
   free_dead(L, 3);
   if (st->rank == 0) {
-    lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY); /* {f, xr, xi} */
+    if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TTABLE) /* {f, xr, xi} */
+      return luaL_error(L, "mp._map_setup is mp.mapper's own task");
     int src = lua_gettop(L);
     for (int k = 1; k <= st->size; k++) {
       int r = k % st->size, top = lua_gettop(L);
@@ -169,26 +206,6 @@ static int map_setup(lua_State *L) {
   return 0;
 }
 
-/* FNV-1a of the encoding of the values at a, b (opts.check_data). */
-static uint64_t data_hash(lua_State *L, int a, int b) {
-  lua_pushvalue(L, a);
-  lua_pushvalue(L, b);
-  mpb_wbuf *w = mpb_encode_msg(L, lua_gettop(L) - 1, 2, "mapper", 2, 0);
-  uint64_t h = 1469598103934665603ull;
-  size_t at = 0;
-  for (int i = 0; i <= w->nseg; i++) {
-    size_t to = i < w->nseg ? w->seg[i].at : w->len;
-    for (; at < to; at++) h = (h ^ (unsigned char)w->data[at]) * 1099511628211ull;
-    if (i < w->nseg) {
-      const unsigned char *p = w->seg[i].ptr;
-      for (size_t k = 0; k < w->seg[i].len; k++) h = (h ^ p[k]) * 1099511628211ull;
-    }
-  }
-  mpb_encode_done(mpb_get(L), w);
-  lua_pop(L, 3);
-  return h;
-}
-
 static int next_id(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.maps.next");
   lua_Integer id = lua_tointeger(L, -1) + 1;
@@ -225,15 +242,22 @@ static int mapper_new(lua_State *L) {
     check = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
-  mapper *m = lua_newuserdatauv(L, sizeof *m, 2); /* 5; uservalues: x_r, x_i */
+  mapper *m = lua_newuserdatauv(L, sizeof *m, 5); /* 5 */
   memset(m, 0, sizeof *m);
   m->njobs = n;
   m->check = check;
-  lua_pushvalue(L, 2);
-  lua_setiuservalue(L, 5, 1);
-  lua_pushvalue(L, 3);
-  lua_setiuservalue(L, 5, 2);
-  if (check) m->hash = data_hash(L, 2, 3);
+  /* what cannot be shipped is reported here, naming the argument and job */
+  mpb_map_check_data(L, 1, 1, 0);
+  for (int a = 2; a <= 3; a++) {
+    mpb_map_check_data(L, a, a, check);
+    if (!check) continue;
+    lua_setiuservalue(L, 5, a + 2);
+    lua_pushvalue(L, a);
+    lua_setiuservalue(L, 5, a - 1);
+  }
+  lua_newtable(L);
+  lua_setiuservalue(L, 5, 3);
+  push_guard(L);
   lua_createtable(L, 3, 0);
   for (int i = 1; i <= 3; i++) {
     lua_pushvalue(L, i);
@@ -241,17 +265,18 @@ static int mapper_new(lua_State *L) {
   }
   lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
   m->id = next_id(L);
+  push_dead(L); /* kept below the task's arguments */
+  int dead = lua_gettop(L);
   lua_pushcfunction(L, map_setup); /* shipped by name (mp._map_setup) */
   lua_pushinteger(L, m->id);
   lua_pushinteger(L, n);
-  push_dead(L);
+  lua_pushvalue(L, dead);
   bury(L, m->id); /* until the task succeeds: a failed setup leaves debris */
-  int top = lua_gettop(L) - 4;
   mpb_task_run(L, st, MPB_OP_CALL, 4, "mapper");
-  lua_settop(L, top);
+  lua_settop(L, dead);
+  forget_dead(L, dead);
   unbury(L, m->id); /* made it: not debris after all */
-  lua_pushnil(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  lua_pushvalue(L, 5);
   luaL_setmetatable(L, MAPPER_MT);
   return 1;
 }
@@ -261,143 +286,107 @@ static int mapper_new(lua_State *L) {
 ** Lua stack): the parameters' values and vars (AD_NOVAR: a constant). */
 typedef struct call {
   int64_t n;          /* jobs */
+  int grad;
   size_t np;
   const double *pv;
   const ad_idx *pvar;
   double *tv;
   ad_idx *tvar;
+  uint8_t *tmask;     /* tvar[i] != AD_NOVAR */
   int64_t *toff;      /* job j's theta: tv[toff[j-1] .. toff[j]-1] */
   size_t maxnt;
 } call;
-
-/* Length of the parameter vector at idx, or -1 if it is not one. */
-static int64_t param_len(lua_State *L, int idx) {
-  ad_idx first;
-  size_t n;
-  mpb_array *a;
-  if (lad_tovec(L, idx, &first, &n)) return (int64_t)n;
-  if ((a = mpb_array_test(L, idx)) != NULL) return a->n;
-  if (lua_type(L, idx) == LUA_TTABLE) return (int64_t)lua_rawlen(L, idx);
-  return -1;
-}
-
-/* Values and vars of the parameter vector at idx (param_len checked it);
-** returns how many are vars. what/j name it in errors ("theta", 3). */
-static size_t param_read(lua_State *L, int idx, double *v, ad_idx *var, const char *what,
-                         int64_t j) {
-  mpb_state *st = mpb_get(L);
-  ad_tape *t = lad_tape(L);
-  ad_idx first;
-  size_t n, nv = 0;
-  mpb_array *a;
-  if (lad_tovec(L, idx, &first, &n)) {
-    for (size_t i = 0; i < n; i++) v[i] = t->val[first + i], var[i] = first + (ad_idx)i;
-    return n;
-  }
-  if ((a = mpb_array_test(L, idx)) != NULL) {
-    for (int64_t i = 0; i < a->n; i++) v[i] = mpb_array_getd(a, i), var[i] = AD_NOVAR;
-    return 0;
-  }
-  n = lua_rawlen(L, idx);
-  for (size_t i = 0; i < n; i++) {
-    lua_rawgeti(L, idx, (lua_Integer)i + 1);
-    if (lua_type(L, -1) == LUA_TNUMBER) {
-      v[i] = lua_tonumber(L, -1);
-      var[i] = AD_NOVAR;
-    } else if (lad_tovar(L, -1, &var[i], &v[i])) {
-      nv++;
-    } else {
-      char name[48] = "";
-      if (j > 0) snprintf(name, sizeof name, "[%lld]", (long long)j);
-      luaL_error(L, "mp.mapper: [rank 0/%d] %s%s[%d] is a %s%s (expected a number or an ad var)",
-                 st->size, what, name, (int)i + 1, luaL_typename(L, -1),
-                 lua_type(L, -1) == LUA_TLIGHTUSERDATA ? " (a var from a finished tape?)" : "");
-    }
-    lua_pop(L, 1);
-  }
-  return nv;
-}
-
-static int64_t check_param(lua_State *L, int idx, const char *what, int64_t j) {
-  int64_t n = param_len(L, idx);
-  if (n < 0) {
-    mpb_state *st = mpb_get(L);
-    char name[48] = "";
-    if (j > 0) snprintf(name, sizeof name, "[%lld]", (long long)j);
-    luaL_error(L, "mp.mapper: [rank 0/%d] %s%s is a %s (expected a table of numbers, an mp.array or an ad vector)",
-               st->size, what, name, luaL_typename(L, idx));
-  }
-  return n;
-}
 
 static void *scratch_buf(lua_State *L, size_t bytes) {
   return lua_newuserdatauv(L, bytes ? bytes : 1, 0);
 }
 
-/* Push a new f64 vector of x[0..n-1]. */
-static mpb_array *push_f64(lua_State *L, const double *x, int64_t n) {
-  mpb_array *a = mpb_array_new(L, MPB_F64, 1, &n);
-  if (n && x) memcpy(a->data, x, (size_t)n * sizeof(double));
+/* Push a new 1-d array of n elements (copied from x unless NULL). */
+static mpb_array *push_vec(lua_State *L, int dtype, const void *x, int64_t n) {
+  mpb_array *a = mpb_array_new(L, dtype, 1, &n);
+  if (n && x) memcpy(a->data, x, (size_t)n * mpb_dtype_size(dtype));
   return a;
 }
 
-/* An f64 record array from rank r, checked. */
-static mpb_array *records(lua_State *L, int idx, int r) {
+/* An array from rank r, checked. */
+static mpb_array *arg_array(lua_State *L, int idx, int dtype, int r) {
   mpb_array *a = mpb_array_test(L, idx);
-  if (!a || a->dtype != MPB_F64 || a->ndim != 1)
-    luaL_error(L, "mp.mapper: malformed results from rank %d", r);
+  if (!a || a->dtype != dtype || a->ndim != 1)
+    luaL_error(L, "mp.mapper: [rank %d/%d] malformed message from rank %d", mpb_get(L)->rank,
+               mpb_get(L)->size, r);
   return a;
 }
 
-/* mp._map_run(id, njobs, grad, phi, dead): the task of a call. */
+/* mp._map_run(id, njobs, grad, phi, pmask, dead): the task of a call. */
 static int map_run(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_Integer id = luaL_checkinteger(L, 1);
   int64_t n = luaL_checkinteger(L, 2);
-  int grad = lua_toboolean(L, 3);
-  mpb_array *phi = mpb_array_test(L, 4);
-  free_dead(L, 5);
+  mpb_map_in in;
+  memset(&in, 0, sizeof in);
+  in.grad = lua_toboolean(L, 3);
+  mpb_array *phi = mpb_array_test(L, 4), *pmask = mpb_array_test(L, 5);
+  in.has_phi = phi != NULL;
+  in.phi = phi ? phi->data : NULL;
+  in.np = phi ? (size_t)phi->n : 0;
+  if (in.grad && phi && (!pmask || pmask->dtype != MPB_U8 || pmask->n != phi->n))
+    return luaL_error(L, "mp.mapper: [rank %d/%d] malformed call", st->rank, st->size);
+  in.pmask = pmask ? pmask->data : NULL;
+  free_dead(L, 6);
   push_registry_table(L, MAPS_KEY);
   if (lua_rawgeti(L, -1, id) != LUA_TTABLE)
     return luaL_error(L, "mp.mapper: [rank %d/%d] mapper %I is unknown here", st->rank,
                       st->size, (LUAI_UACINT)id);
   int entry = lua_gettop(L);
-  const double *pv = phi ? phi->data : NULL;
-  size_t np = phi ? (size_t)phi->n : 0;
   int64_t lo, hi;
   block(n, st->size, st->rank, &lo, &hi);
   if (st->rank != 0) {
     if (lo > hi) return 0;
     int64_t cnt = hi - lo + 1;
+    int top = lua_gettop(L);
     mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
-    mpb_array *a = records(L, -1, 0);
+    mpb_array *a = arg_array(L, top + 1, MPB_F64, 0);
     int64_t *toff = scratch_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
     const double *d = a->data;
     toff[0] = 0;
     for (int64_t k = 0; k < cnt && k < a->n; k++) toff[k + 1] = toff[k] + (int64_t)d[k];
     if (a->n < cnt || toff[cnt] != a->n - cnt)
       return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
-    mpb_map_eval(L, entry, lo, hi, grad, phi != NULL, pv, np, d + cnt, toff);
+    if (in.grad) {
+      mpb_array *mk = arg_array(L, top + 2, MPB_U8, 0);
+      if (mk->n != toff[cnt])
+        return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
+      in.tmask = mk->data;
+    }
+    in.theta = d + cnt;
+    in.toff = toff;
+    mpb_map_eval(L, entry, lo, hi, &in);
     send_values(L, st, 0, lua_gettop(L), 1);
     return 0;
   }
-  lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TLIGHTUSERDATA)
+    return luaL_error(L, "mp._map_run is mp.mapper's own task");
   call *c = lua_touserdata(L, -1);
   for (int r = 1; r < st->size; r++) { /* scatter: each rank its thetas */
     int64_t rlo, rhi;
     block(n, st->size, r, &rlo, &rhi);
     if (rlo > rhi) continue;
-    int64_t cnt = rhi - rlo + 1, nt = c->toff[rhi] - c->toff[rlo - 1];
-    double *d = push_f64(L, NULL, cnt + nt)->data;
+    int64_t cnt = rhi - rlo + 1, t0 = c->toff[rlo - 1], nt = c->toff[rhi] - t0;
+    int top = lua_gettop(L);
+    double *d = push_vec(L, MPB_F64, NULL, cnt + nt)->data;
     for (int64_t k = 0; k < cnt; k++) d[k] = (double)(c->toff[rlo + k] - c->toff[rlo + k - 1]);
-    memcpy(d + cnt, c->tv + c->toff[rlo - 1], (size_t)nt * sizeof(double));
-    send_values(L, st, r, lua_gettop(L), 1);
-    lua_pop(L, 1);
+    memcpy(d + cnt, c->tv + t0, (size_t)nt * sizeof(double));
+    if (c->grad) push_vec(L, MPB_U8, c->tmask + t0, nt);
+    send_values(L, st, r, top + 1, lua_gettop(L) - top);
+    lua_settop(L, top);
   }
   lua_createtable(L, st->size, 0);
   int res = lua_gettop(L);
   if (lo <= hi) {
-    mpb_map_eval(L, entry, lo, hi, grad, phi != NULL, pv, np, c->tv, c->toff + (lo - 1));
+    in.theta = c->tv;
+    in.toff = c->toff + (lo - 1);
+    in.tmask = c->tmask;
+    mpb_map_eval(L, entry, lo, hi, &in);
     lua_rawseti(L, res, 0);
   }
   for (int r = 1; r < st->size; r++) { /* gather */
@@ -410,53 +399,75 @@ static int map_run(lua_State *L) {
   return 1;
 }
 
+/* The vars among job j's inputs (phi, then theta[j]): their count. */
+static size_t job_vars(const call *c, int64_t j, ad_idx *in) {
+  size_t nv = 0;
+  for (size_t k = 0; k < c->np; k++)
+    if (c->pvar[k] != AD_NOVAR) in[nv++] = c->pvar[k];
+  for (int64_t k = c->toff[j - 1]; k < c->toff[j]; k++)
+    if (c->tvar[k] != AD_NOVAR) in[nv++] = c->tvar[k];
+  return nv;
+}
+
 /* Rank 0, after a call's task: the records in the table at res become the
-** outputs (a table of n vectors), pushed. */
-static void assemble(lua_State *L, mpb_state *st, const call *c, int res, int grad) {
-  ad_tape *t = grad ? lad_tape(L) : NULL;
-  size_t maxin = c->np + c->maxnt;
-  ad_idx *in = scratch_buf(L, maxin * sizeof(ad_idx));
-  size_t *pos = scratch_buf(L, maxin * sizeof(size_t));
-  double *part = scratch_buf(L, maxin * sizeof(double));
-  lua_createtable(L, (int)c->n, 0);
-  int out = lua_gettop(L);
-  for (int r = 0; r < st->size; r++) {
-    int64_t lo, hi, at = 0;
-    block(c->n, st->size, r, &lo, &hi);
-    if (lo > hi) continue;
-    lua_rawgeti(L, res, r);
-    mpb_array *a = records(L, -1, r);
-    const double *d = a->data;
-    for (int64_t j = lo; j <= hi; j++) {
-      size_t nin = c->np + (size_t)(c->toff[j] - c->toff[j - 1]);
-      double dm = at < a->n ? d[at] : -1;
-      int64_t m = (int64_t)dm;
-      if (!(dm >= 0 && (double)m == dm) || m > a->n - at - 1 ||
-          (grad && (nin && m > (a->n - at - 1 - m) / (int64_t)nin)))
-        luaL_error(L, "mp.mapper: malformed results from rank %d", r);
-      const double *y = d + at + 1, *J = y + m;
-      at += 1 + m + (grad ? m * (int64_t)nin : 0);
-      if (!grad) {
-        push_f64(L, y, m);
-        lua_rawseti(L, out, j);
-        continue;
-      }
-      size_t nv = 0;
-      for (size_t k = 0; k < nin; k++) {
-        ad_idx v = k < c->np ? c->pvar[k] : c->tvar[c->toff[j - 1] + (int64_t)(k - c->np)];
-        if (v != AD_NOVAR) in[nv] = v, pos[nv++] = k;
-      }
-      ad_idx first = t->nvar, yv;
-      for (int64_t i = 0; i < m; i++) {
-        for (size_t k = 0; k < nv; k++) part[k] = J[i * (int64_t)nin + (int64_t)pos[k]];
-        int rc = ad_precomputed(t, y[i], nv, in, part, &yv);
-        if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
-      }
-      lad_pushvec(L, first, (size_t)m);
-      lua_rawseti(L, out, j);
+** outputs (a table of n vectors), pushed. A first pass checks them and the
+** jobs' output lengths (fixed by the first call that succeeds), so a bad
+** call adds nothing to the tape; the second makes the outputs. */
+static void assemble(lua_State *L, mpb_state *st, const call *c, int res, int nout) {
+  ad_tape *t = c->grad ? lad_tape(L) : NULL;
+  ad_idx *in = scratch_buf(L, (c->np + c->maxnt) * sizeof(ad_idx));
+  const double **rec = scratch_buf(L, (size_t)c->n * sizeof(double *));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      lua_createtable(L, (int)c->n, 0);
     }
-    if (at != a->n) luaL_error(L, "mp.mapper: malformed results from rank %d", r);
-    lua_pop(L, 1);
+    int out = lua_gettop(L);
+    for (int r = 0; r < st->size; r++) {
+      int64_t lo, hi, at = 0;
+      block(c->n, st->size, r, &lo, &hi);
+      if (lo > hi) continue;
+      lua_rawgeti(L, res, r);
+      mpb_array *a = arg_array(L, -1, MPB_F64, r);
+      lua_pop(L, 1); /* res keeps it */
+      const double *d = a->data;
+      for (int64_t j = lo; j <= hi; j++) {
+        if (pass) {
+          const double *y = rec[j - 1] + 1;
+          int64_t m = (int64_t)rec[j - 1][0];
+          if (!c->grad) {
+            push_vec(L, MPB_F64, y, m);
+          } else {
+            size_t nv = job_vars(c, j, in);
+            ad_idx first = t->nvar, yv;
+            for (int64_t i = 0; i < m; i++) {
+              int rc = ad_precomputed(t, y[i], nv, in, y + m + i * (int64_t)nv, &yv);
+              if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
+            }
+            lad_pushvec(L, first, (size_t)m);
+          }
+          lua_rawseti(L, out, j);
+          continue;
+        }
+        int64_t nv = c->grad ? (int64_t)job_vars(c, j, in) : 0;
+        double dm = at < a->n ? d[at] : -1;
+        int64_t m = (int64_t)dm;
+        if (!(dm >= 0 && (double)m == dm) || m > a->n - at - 1 ||
+            (nv && m > (a->n - at - 1 - m) / nv))
+          luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
+        rec[j - 1] = d + at;
+        at += 1 + m + m * nv;
+        if (lua_rawgeti(L, nout, j) == LUA_TNUMBER && lua_tointeger(L, -1) != m)
+          luaL_error(L, "mp.mapper: [rank %d/%d] job %I returned %I values, %I on earlier calls (a job's output length must not change)",
+                     r, st->size, (LUAI_UACINT)j, (LUAI_UACINT)m, (LUAI_UACINT)lua_tointeger(L, -1));
+        lua_pop(L, 1);
+      }
+      if (!pass && at != a->n)
+        luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
+    }
+  }
+  for (int64_t j = 1; j <= c->n; j++) { /* lengths known from now on */
+    lua_pushinteger(L, (lua_Integer)rec[j - 1][0]);
+    lua_rawseti(L, nout, j);
   }
 }
 
@@ -470,7 +481,7 @@ static mapper *check_mapper(lua_State *L, int idx) {
 static int mapper_call(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mapper *m = check_mapper(L, 1);
-  int has_phi = !lua_isnone(L, 3);
+  int has_phi = !lua_isnoneornil(L, 3);
   int pidx = has_phi ? 2 : 0, tidx = has_phi ? 3 : 2;
   if (lua_type(L, tidx) != LUA_TTABLE)
     return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
@@ -481,58 +492,69 @@ static int mapper_call(lua_State *L) {
   if (m->njobs >= 0 && c.n != m->njobs)
     return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta has %I vectors, the mapper has %I jobs)",
                       tidx - 1, st->rank, st->size, (LUAI_UACINT)c.n, (LUAI_UACINT)m->njobs);
-  if (m->check) {
-    lua_getiuservalue(L, 1, 1);
-    lua_getiuservalue(L, 1, 2);
-    int top = lua_gettop(L);
-    if (data_hash(L, top - 1, top) != m->hash)
-      return luaL_error(L, "mp.mapper: [rank 0/%d] x_r or x_i changed since the mapper was made (it computes with the data it shipped then: make a new mapper)",
-                        st->size);
+  lua_settop(L, 3);
+  for (int a = 1; a <= 2 && m->check; a++) {
+    lua_getiuservalue(L, 1, a);     /* the caller's data */
+    lua_getiuservalue(L, 1, a + 3); /* what was shipped */
+    if (!mpb_map_same(L, -2, -1))
+      return luaL_error(L, "mp.mapper: [rank 0/%d] %s changed since the mapper was made (it computes with the data it shipped then: make a new mapper)",
+                        st->size, a == 1 ? "x_r" : "x_i");
     lua_pop(L, 2);
   }
-  int grad = 0;
   if (has_phi) {
-    c.np = (size_t)check_param(L, pidx, "phi", 0);
+    c.np = (size_t)mpb_map_param_len(L, pidx, "phi", 0);
     double *pv = scratch_buf(L, c.np * sizeof(double));
     ad_idx *pvar = scratch_buf(L, c.np * sizeof(ad_idx));
-    grad |= param_read(L, pidx, pv, pvar, "phi", 0) > 0;
+    c.grad |= mpb_map_param_read(L, pidx, pv, pvar, "phi", 0) > 0;
     c.pv = pv, c.pvar = pvar;
   }
   c.toff = scratch_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
   c.toff[0] = 0;
   for (int64_t j = 1; j <= c.n; j++) {
     lua_rawgeti(L, tidx, j);
-    int64_t k = check_param(L, -1, "theta", j);
+    int64_t k = mpb_map_param_len(L, -1, "theta", j);
     lua_pop(L, 1);
     c.toff[j] = c.toff[j - 1] + k;
     if ((size_t)k > c.maxnt) c.maxnt = (size_t)k;
   }
-  c.tv = scratch_buf(L, (size_t)c.toff[c.n] * sizeof(double));
-  c.tvar = scratch_buf(L, (size_t)c.toff[c.n] * sizeof(ad_idx));
+  size_t nt = (size_t)c.toff[c.n];
+  c.tv = scratch_buf(L, nt * sizeof(double));
+  c.tvar = scratch_buf(L, nt * sizeof(ad_idx));
   for (int64_t j = 1; j <= c.n; j++) {
     lua_rawgeti(L, tidx, j);
-    grad |= param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
+    c.grad |= mpb_map_param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
     lua_pop(L, 1);
   }
   if (c.n == 0) {
     lua_newtable(L);
     return 1;
   }
+  uint8_t *pmask = NULL;
+  if (c.grad) {
+    c.tmask = scratch_buf(L, nt);
+    for (size_t i = 0; i < nt; i++) c.tmask[i] = c.tvar[i] != AD_NOVAR;
+    pmask = scratch_buf(L, c.np);
+    for (size_t i = 0; i < c.np; i++) pmask[i] = c.pvar[i] != AD_NOVAR;
+  }
+  push_guard(L);
   lua_pushlightuserdata(L, &c);
   lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
-  int top = lua_gettop(L);
+  push_dead(L);
+  int dead = lua_gettop(L);
   lua_pushcfunction(L, map_run); /* shipped by name (mp._map_run) */
   lua_pushinteger(L, m->id);
   lua_pushinteger(L, c.n);
-  lua_pushboolean(L, grad);
-  if (has_phi) push_f64(L, c.pv, (int64_t)c.np);
+  lua_pushboolean(L, c.grad);
+  if (has_phi) push_vec(L, MPB_F64, c.pv, (int64_t)c.np);
   else lua_pushnil(L);
-  push_dead(L);
-  mpb_task_run(L, st, MPB_OP_CALL, 6, "mapper");
-  lua_pushnil(L);
-  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  if (has_phi && c.grad) push_vec(L, MPB_U8, pmask, (int64_t)c.np);
+  else lua_pushnil(L);
+  lua_pushvalue(L, dead);
+  mpb_task_run(L, st, MPB_OP_CALL, 7, "mapper");
+  forget_dead(L, dead);
   m->njobs = c.n;
-  assemble(L, st, &c, top + 1, grad);
+  lua_getiuservalue(L, 1, 3);
+  assemble(L, st, &c, dead + 1, lua_gettop(L));
   return 1;
 }
 
@@ -568,6 +590,7 @@ static const char GLUE[] =
     "end\n"
     "local function split(flat, ends, what, n)\n"
     "  if flat == nil and ends == nil then return nil end\n"
+    "  if flat == nil then error(('mp.map: %s is missing (%s_end is given)'):format(what, what), 3) end\n"
     "  if type(ends) ~= 'table' or #ends ~= n then\n"
     "    error(('mp.map: %s_end must be a list of %d end indices'):format(what, n), 3)\n"
     "  end\n"

@@ -2,7 +2,8 @@
 ** The work of mp.mapper on one rank: evaluate a contiguous block of jobs and
 ** write one record per job into an f64 array,
 **   m, y[1..m]                    plain call
-**   m, y[1..m], J[m x n] (rows)   differentiated call (n = #phi + #theta_j)
+**   m, y[1..m], J[m x nv] (rows)  differentiated call (nv: the job's inputs
+**                                 that are vars on rank 0)
 ** which rank 0 reads back (map.c). Every rank, rank 0 included, runs exactly
 ** this code on exactly the same inputs (decoded copies of f and the data), so
 ** values and Jacobians do not depend on which rank ran a job or how many
@@ -78,6 +79,7 @@ typedef struct job {
   int64_t dlo;          /* job of the block's first data item */
   int grad;
   const double *phi, *theta;
+  const uint8_t *pmask, *tmask; /* which inputs are vars (differentiated calls) */
   size_t np, nt;
   int has_phi;
   scratch *s;
@@ -92,7 +94,7 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
   size_t m;
   mpb_array *a = NULL;
   if (jb->grad && lad_tovec(L, idx, &v0, &m)) {
-    if (m && v0 < first) luaL_error(L, "job %I returned an ad vector that does not come from its arguments", (LUAI_UACINT)jb->j);
+    if (m && v0 < first) luaL_error(L, "f returned an ad vector that does not come from its arguments");
     double *y = rec_reserve(L, s, 1 + m);
     grow(L, (void **)&s->ys, &s->capys, m, sizeof(ad_idx));
     y[0] = (double)m;
@@ -102,8 +104,8 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
   if ((a = mpb_array_test(L, idx)) != NULL) m = (size_t)a->n;
   else if (lua_type(L, idx) == LUA_TTABLE) m = lua_rawlen(L, idx);
   else
-    return (size_t)luaL_error(L, "job %I returned a %s (expected a table, an mp.array or an ad vector)",
-                              (LUAI_UACINT)jb->j, luaL_typename(L, idx));
+    return (size_t)luaL_error(L, "f returned a %s (expected a table, an mp.array or an ad vector)",
+                              luaL_typename(L, idx));
   double *y = rec_reserve(L, s, 1 + m);
   if (jb->grad) grow(L, (void **)&s->ys, &s->capys, m, sizeof(ad_idx));
   y[0] = (double)m;
@@ -121,15 +123,14 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
         v = AD_NOVAR;
       } else if (lad_tovar(L, -1, &v, &x)) {
         if (!jb->grad)
-          luaL_error(L, "job %I returned an ad var, but no parameter of this call is an ad var",
-                     (LUAI_UACINT)jb->j);
+          luaL_error(L, "f returned an ad var, but no parameter of this call is an ad var");
         if (v < first)
-          luaL_error(L, "job %I returned an ad var that does not come from its arguments (item %I)",
-                     (LUAI_UACINT)jb->j, (LUAI_UACINT)i + 1);
+          luaL_error(L, "f returned an ad var that does not come from its arguments (item %I)",
+                     (LUAI_UACINT)i + 1);
         y[1 + i] = x;
       } else {
-        luaL_error(L, "job %I returned a %s as item %I (expected a number or an ad var)",
-                   (LUAI_UACINT)jb->j, luaL_typename(L, -1), (LUAI_UACINT)i + 1);
+        luaL_error(L, "f returned a %s as item %I (expected a number or an ad var)",
+                   luaL_typename(L, -1), (LUAI_UACINT)i + 1);
       }
       lua_pop(L, 1);
       if (jb->grad) s->ys[i] = v;
@@ -141,25 +142,9 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
     for (size_t i = 0; i < m; i++)
       if (s->ys[i] == AD_NOVAR) {
         int rc = ad_var_new(t, y[1 + i], &s->ys[i]);
-        if (rc) luaL_error(L, "job %I: %s", (LUAI_UACINT)jb->j, ad_strerror(rc));
+        if (rc) luaL_error(L, "%s", ad_strerror(rc));
       }
   return m;
-}
-
-/* Output lengths stay fixed across calls: rank 0 lays out the tape from
-** them, and a changing length is nearly always a bug in f. */
-static void check_length(lua_State *L, job *jb, size_t m) {
-  lua_getfield(L, jb->entry, "nout");
-  if (lua_rawgeti(L, -1, jb->j) == LUA_TNUMBER) {
-    lua_Integer was = lua_tointeger(L, -1);
-    if ((size_t)was != m)
-      luaL_error(L, "job %I returned %I values, %I on earlier calls (a job's output length must not change)",
-                 (LUAI_UACINT)jb->j, (LUAI_UACINT)m, (LUAI_UACINT)was);
-  } else {
-    lua_pushinteger(L, (lua_Integer)m);
-    lua_rawseti(L, -3, jb->j);
-  }
-  lua_pop(L, 2);
 }
 
 /* Push a fresh f64 vector holding x[0..n-1] (plain calls: each job gets its
@@ -190,7 +175,7 @@ static int job_body(lua_State *L) {
     if (jb->np) memcpy(x, jb->phi, jb->np * sizeof(double));
     if (jb->nt) memcpy(x + jb->np, jb->theta, jb->nt * sizeof(double));
     int rc = ad_vars_new(lad_tape(L), n, x, &first);
-    if (rc) luaL_error(L, "job %I: %s", (LUAI_UACINT)jb->j, ad_strerror(rc));
+    if (rc) luaL_error(L, "%s", ad_strerror(rc));
     if (jb->has_phi) lad_pushvec(L, first, jb->np);
     lad_pushvec(L, first + (ad_idx)jb->np, jb->nt);
   } else {
@@ -201,17 +186,23 @@ static int job_body(lua_State *L) {
   push_data(L, jb, "xi");
   lua_call(L, jb->has_phi ? 4 : 3, 1);
   size_t m = read_outputs(L, jb, lua_gettop(L), first);
-  check_length(L, jb, m);
   s->nrec += 1 + m;
-  if (jb->grad && m) {
-    grow(L, (void **)&s->jac, &s->capjac, m * n, sizeof(double));
-    ad_idx *in = (ad_idx *)lua_newuserdatauv(L, (n ? n : 1) * sizeof(ad_idx), 0);
-    for (size_t i = 0; i < n; i++) in[i] = first + (ad_idx)i;
-    int rc = lad_jacobian(L, m, s->ys, n, in, s->jac);
-    if (rc) luaL_error(L, "job %I: %s", (LUAI_UACINT)jb->j, ad_strerror(rc));
-    memcpy(rec_reserve(L, s, m * n), s->jac, m * n * sizeof(double));
-    s->nrec += m * n;
-  }
+  if (!jb->grad || !m) return 0;
+  ad_idx outer = ad_region_outer_read(lad_tape(L));
+  if (outer != AD_NOVAR)
+    luaL_error(L, "f used an ad var that is not one of its arguments (a global or an upvalue?): "
+                  "its derivatives would be lost");
+  /* the Jacobian w.r.t. the inputs that are vars on rank 0 (constants get none) */
+  ad_idx *in = (ad_idx *)lua_newuserdatauv(L, (n ? n : 1) * sizeof(ad_idx), 0);
+  size_t nv = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i < jb->np ? jb->pmask[i] : jb->tmask[i - jb->np]) in[nv++] = first + (ad_idx)i;
+  if (!nv) return 0;
+  grow(L, (void **)&s->jac, &s->capjac, m * nv, sizeof(double));
+  int rc = lad_jacobian(L, m, s->ys, nv, in, s->jac);
+  if (rc) luaL_error(L, "%s", ad_strerror(rc));
+  memcpy(rec_reserve(L, s, m * nv), s->jac, m * nv * sizeof(double));
+  s->nrec += m * nv;
   return 0;
 }
 
@@ -239,8 +230,7 @@ static int job_msgh(lua_State *L) {
   return 1;
 }
 
-void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, int grad, int has_phi,
-                  const double *phi, size_t np, const double *theta, const int64_t *toff) {
+void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map_in *in) {
   scratch *s = get_scratch(L);
   s->nrec = 0;
   int base = lua_gettop(L);
@@ -248,12 +238,15 @@ void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, int grad, int
   lua_pushcfunction(L, job_body);
   entry = lua_absindex(L, entry);
   lua_getfield(L, entry, "lo");
-  job jb = {entry, 0, lua_tointeger(L, -1), grad, phi, NULL, np, 0, has_phi, s};
+  job jb = {entry, 0, lua_tointeger(L, -1), in->grad, in->phi, NULL, in->pmask, NULL, in->np, 0,
+            in->has_phi, s};
   lua_pop(L, 1);
+  int grad = in->grad;
   for (int64_t j = lo; j <= hi; j++) {
     jb.j = s->job = j;
-    jb.theta = theta + toff[j - lo];
-    jb.nt = (size_t)(toff[j - lo + 1] - toff[j - lo]);
+    jb.theta = in->theta + in->toff[j - lo];
+    jb.tmask = in->tmask ? in->tmask + in->toff[j - lo] : NULL;
+    jb.nt = (size_t)(in->toff[j - lo + 1] - in->toff[j - lo]);
     ad_tape *t = grad ? lad_tape(L) : NULL;
     int depth = t ? t->depth + 1 : 0;
     if (t) lad_begin(L);

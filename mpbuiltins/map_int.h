@@ -3,13 +3,40 @@
 #define MPB_MAP_INT_H
 
 #include "mpb.h"
+#include "ad_tape.h"
 
-/* Evaluate jobs lo..hi of the mapper whose entry table is at `entry`; job j
-** gets theta + toff[j - lo] (toff[j - lo + 1] - toff[j - lo] numbers) and phi
-** (np numbers; passed to f only when has_phi). Pushes an f64 array of the
-** jobs' records (map_eval.c). A job's error names the job and keeps its
-** traceback; the abort error passes through. */
-void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, int grad, int has_phi,
-                  const double *phi, size_t np, const double *theta, const int64_t *toff);
+/* The parameters of a block of jobs lo..hi: job j gets theta + toff[j - lo]
+** (toff[j - lo + 1] - toff[j - lo] numbers) and phi (np numbers; passed to f
+** only when has_phi). In a differentiated call, pmask/tmask (laid out like
+** phi/theta) say which inputs are vars on rank 0: the Jacobian has a column
+** for each of those only. */
+typedef struct mpb_map_in {
+  int grad, has_phi;
+  const double *phi;
+  size_t np;
+  const double *theta;
+  const int64_t *toff;
+  const uint8_t *pmask, *tmask;
+} mpb_map_in;
+
+/* Evaluate jobs lo..hi of the mapper whose entry table is at `entry` and push
+** an f64 array of their records (map_eval.c):
+**   m, y[1..m]                  plain call
+**   m, y[1..m], J[m x nv] rows  differentiated (nv: var inputs of the job)
+** A job's error names the job and keeps its traceback; the abort error
+** passes through. */
+void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map_in *a);
+
+/* map_args.c. A parameter vector's length (raises naming what[j] if the
+** value is not one) and its values and vars (AD_NOVAR: a constant); returns
+** how many are vars. */
+int64_t mpb_map_param_len(lua_State *L, int idx, const char *what, int64_t j);
+size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, const char *what,
+                          int64_t j);
+/* Check that the data at idx can be shipped (errors name argument arg);
+** with snapshot, push a deep copy of it. */
+void mpb_map_check_data(lua_State *L, int idx, int arg, int snapshot);
+/* Are the values at a and b deeply equal (functions in them are not compared)? */
+int mpb_map_same(lua_State *L, int a, int b);
 
 #endif

@@ -180,6 +180,25 @@ do
   assert(y[1][1] == 1.5)
 end
 
+-- constants get no partials: a big constant phi costs no Jacobian columns
+do
+  local phi = mp.array("f64", 1000)
+  phi[7] = 1.5
+  local c = mp.mapper(function(ph, t) local y = {} for i = 1, 100 do y[i] = t[1] * ph[i] end return y end,
+                      {{}, {}, {}, {}})
+  local a = mp.stats().bytes_received
+  local v, g = ad.grad(function(p)
+    local ys = c(phi, {{p[1]}, {p[1]}, {p[1]}, {p[1]}})
+    local s = 0
+    for j = 1, 4 do s = s + ys[j][7] end
+    return s
+  end, {2.0})
+  local got = mp.stats().bytes_received - a
+  assert(v == 12 and g[1] == 6, v)
+  -- 4 x 100 values and 100 partials each, against 100 x 1001 without the masks
+  assert(got < 32768, ("rank 0 received %d bytes"):format(got))
+end
+
 -- handles: free, collected handles forgotten on every rank
 do
   -- the number of mapper entries, the same on every rank

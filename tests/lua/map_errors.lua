@@ -81,9 +81,9 @@ local bad = mp.mapper(function(t, r, i)
   if i[1] == 3 then return {1, "x"} end
   return {1}
 end, xr, {{1}, {1}, {1}, {1}, {1}, {1}, {1}, {1}, {1}, {2}})
-fails("job 10 returned a string (expected a table, an mp.array or an ad vector)", bad, th())
+fails("job 10: f returned a string (expected a table, an mp.array or an ad vector)", bad, th())
 local bad3 = mp.mapper(function(t, r, i) return i[1] == 3 and {1, "x"} or {1} end, {{1}, {1}, {1}}, {{1}, {1}, {3}})
-fails("job 3 returned a string as item 2", bad3, {{1}, {1}, {1}})
+fails("job 3: f returned a string as item 2", bad3, {{1}, {1}, {1}})
 -- bad arguments
 fails("bad argument #1 to 'mp.mapper'", m, "theta")
 fails("theta has 3 vectors, the mapper has 10 jobs", m, {{1}, {2}, {3}})
@@ -109,7 +109,71 @@ local checked = mp.mapper(function(t, r) return {r[1]} end, data, nil, {check_da
 assert(checked({{0}, {0}})[2][1] == 2)
 data[2][1] = 7
 assert(plain({{0}, {0}})[2][1] == 2)
-fails("x_r or x_i changed since the mapper was made", checked, {{0}, {0}})
+fails("x_r changed since the mapper was made", checked, {{0}, {0}})
 data[2][1] = 2
 assert(checked({{0}, {0}})[2][1] == 2)
+-- check_data compares values, not the order a table keeps its keys in
+do
+  local d = {{a = 1, b = 2, c = 3}}
+  local c = mp.mapper(function(t, r) return {r.a} end, d, nil, {check_data = true})
+  for i = 1, 40 do d[1]["t" .. i] = 0 end
+  for i = 1, 40 do d[1]["t" .. i] = nil end
+  d[1].z = 0; d[1].z = nil
+  assert(c({{0}})[1][1] == 1)
+  local xi = {{1}, {mp.array("f64", {1, 2})}}
+  local c2 = mp.mapper(function(t, r, i) return {1} end, {{1}, {2}}, xi, {check_data = true})
+  c2({{0}, {0}})
+  xi[2][1][2] = 3
+  fails("x_i changed", c2, {{0}, {0}})
+end
+-- a failed call fixes no output length
+do
+  local g = mp.mapper(function(t, r) if r[1] == 2 and t[1] == 0 then error("boom") end return t end, {{1}, {2}})
+  fails("boom", g, {{0, 0}, {0}})
+  local y = g({{1, 1, 1}, {1}})
+  assert(#y[1] == 3 and #y[2] == 1)
+  fails("job 1 returned 2 values, 3 on earlier calls", g, {{1, 1}, {1}})
+end
+-- what cannot be shipped is named by argument and job
+fails("bad argument #3 to 'mp.mapper' ([rank 0/" .. mp.size .. "] cannot send a userdata (at value #1 [2][1])",
+      mp.mapper, f, {{1}, {2}}, {{1}, {io.stdout}}, {check_data = true})
+fails("bad argument #2 to 'mp.mapper' ([rank 0/" .. mp.size .. "] cannot send a userdata (at value #1 [4][1])",
+      mp.mapper, f, {{1}, {2}, {3}, {io.stdout}})
+fails("x_r is missing", mp.map, f, {1}, nil, nil, nil, {0})
+-- the internal tasks cannot be misused into a crash
+fails("mp.mapper's own task", mp._map_run, 1, 1)
+fails("mp.mapper's own task", mp._map_setup, 1, 3)
+-- a var reaching f other than through its arguments is refused (job 1 is rank 0's)
+do
+  local d, th = {}, {}
+  for j = 1, mp.size do d[j] = {j} end
+  local c = mp.mapper(function(t) return {t[1] * (G or 1)} end, d)
+  fails("f used an ad var that is not one of its arguments", ad.grad, function(p)
+    G = p[1]
+    for j = 1, mp.size do th[j] = {p[2]} end
+    return c(th)[1][1]
+  end, {3, 5})
+  G = nil
+end
+-- freed handles are forgotten on every rank even when map tasks fail
+do
+  local b = mp.mapper(function(t) if t[1] == 0 then error("x") end return {t[1]} end, {{1}, {2}, {3}, {4}})
+  for _ = 1, 30 do
+    local a = mp.mapper(function(t) return {t[1]} end, {{1}, {2}, {3}})
+    a:free()
+    pcall(b, {{0}, {1}, {1}, {1}})
+    pcall(b, {{1}, {1}, {1}, {0}})
+  end
+  collectgarbage()
+  b({{1}, {1}, {1}, {1}}) -- a call that succeeds carries the dead list
+  mp.exec(function()
+    local n = 0
+    for _ in pairs(debug.getregistry()["mp.maps"]) do n = n + 1 end
+    if mp.rank > 0 then mp.send(0, n) return end
+    for r = 1, mp.size - 1 do
+      local w = mp.recv(r)
+      assert(w == n, ("rank %d holds %d mappers, rank 0 %d"):format(r, w, n))
+    end
+  end)
+end
 print("map_errors ok", mp.size)
