@@ -34,11 +34,6 @@ typedef struct mapper {
   int freed;         /* uservalue 3: each job's output length, once known */
 } mapper;
 
-/* Rank r's jobs: lo..hi (none when lo > hi). */
-static void block(int64_t n, int size, int r, int64_t *lo, int64_t *hi) {
-  *lo = n * r / size + 1;
-  *hi = n * (r + 1) / size;
-}
 
 static void push_registry_table(lua_State *L, const char *key) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
@@ -170,7 +165,7 @@ static int map_setup(lua_State *L) {
     for (int k = 1; k <= st->size; k++) {
       int r = k % st->size, top = lua_gettop(L);
       int64_t lo, hi;
-      block(n, st->size, r, &lo, &hi);
+      mpb_map_block(n, st->size, r, &lo, &hi);
       lua_rawgeti(L, src, 1);
       if (n >= 0) {
         lua_rawgeti(L, src, 2);
@@ -185,7 +180,7 @@ static int map_setup(lua_State *L) {
     }
   }
   int64_t lo = 1, hi = 0;
-  if (n >= 0) block(n, st->size, st->rank, &lo, &hi);
+  if (n >= 0) mpb_map_block(n, st->size, st->rank, &lo, &hi);
   int base = lua_gettop(L);
   mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
   lua_settop(L, base + 3);
@@ -282,34 +277,19 @@ static int mapper_new(lua_State *L) {
 }
 
 /* --------------------------------------------------------------- calls */
-/* A call in progress, on rank 0's C stack (its buffers are userdata on the
-** Lua stack): the parameters' values and vars (AD_NOVAR: a constant). */
-typedef struct call {
-  int64_t n;          /* jobs */
-  int grad;
-  size_t np;
-  const double *pv;
-  const ad_idx *pvar;
-  double *tv;
-  ad_idx *tvar;
-  uint8_t *tmask;     /* tvar[i] != AD_NOVAR */
-  int64_t *toff;      /* job j's theta: tv[toff[j-1] .. toff[j]-1] */
-  size_t maxnt;
-} call;
-
-static void *scratch_buf(lua_State *L, size_t bytes) {
+void *mpb_map_buf(lua_State *L, size_t bytes) {
   return lua_newuserdatauv(L, bytes ? bytes : 1, 0);
 }
 
 /* Push a new 1-d array of n elements (copied from x unless NULL). */
-static mpb_array *push_vec(lua_State *L, int dtype, const void *x, int64_t n) {
+mpb_array *mpb_map_vec(lua_State *L, int dtype, const void *x, int64_t n) {
   mpb_array *a = mpb_array_new(L, dtype, 1, &n);
   if (n && x) memcpy(a->data, x, (size_t)n * mpb_dtype_size(dtype));
   return a;
 }
 
 /* An array from rank r, checked. */
-static mpb_array *arg_array(lua_State *L, int idx, int dtype, int r) {
+mpb_array *mpb_map_array(lua_State *L, int idx, int dtype, int r) {
   mpb_array *a = mpb_array_test(L, idx);
   if (!a || a->dtype != dtype || a->ndim != 1)
     luaL_error(L, "mp.mapper: [rank %d/%d] malformed message from rank %d", mpb_get(L)->rank,
@@ -339,21 +319,21 @@ static int map_run(lua_State *L) {
                       st->size, (LUAI_UACINT)id);
   int entry = lua_gettop(L);
   int64_t lo, hi;
-  block(n, st->size, st->rank, &lo, &hi);
+  mpb_map_block(n, st->size, st->rank, &lo, &hi);
   if (st->rank != 0) {
     if (lo > hi) return 0;
     int64_t cnt = hi - lo + 1;
     int top = lua_gettop(L);
     mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
-    mpb_array *a = arg_array(L, top + 1, MPB_F64, 0);
-    int64_t *toff = scratch_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
+    mpb_array *a = mpb_map_array(L, top + 1, MPB_F64, 0);
+    int64_t *toff = mpb_map_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
     const double *d = a->data;
     toff[0] = 0;
     for (int64_t k = 0; k < cnt && k < a->n; k++) toff[k + 1] = toff[k] + (int64_t)d[k];
     if (a->n < cnt || toff[cnt] != a->n - cnt)
       return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
     if (in.grad) {
-      mpb_array *mk = arg_array(L, top + 2, MPB_U8, 0);
+      mpb_array *mk = mpb_map_array(L, top + 2, MPB_U8, 0);
       if (mk->n != toff[cnt])
         return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
       in.tmask = mk->data;
@@ -366,17 +346,17 @@ static int map_run(lua_State *L) {
   }
   if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TLIGHTUSERDATA)
     return luaL_error(L, "mp._map_run is mp.mapper's own task");
-  call *c = lua_touserdata(L, -1);
+  mpb_map_call *c = lua_touserdata(L, -1);
   for (int r = 1; r < st->size; r++) { /* scatter: each rank its thetas */
     int64_t rlo, rhi;
-    block(n, st->size, r, &rlo, &rhi);
+    mpb_map_block(n, st->size, r, &rlo, &rhi);
     if (rlo > rhi) continue;
     int64_t cnt = rhi - rlo + 1, t0 = c->toff[rlo - 1], nt = c->toff[rhi] - t0;
     int top = lua_gettop(L);
-    double *d = push_vec(L, MPB_F64, NULL, cnt + nt)->data;
+    double *d = mpb_map_vec(L, MPB_F64, NULL, cnt + nt)->data;
     for (int64_t k = 0; k < cnt; k++) d[k] = (double)(c->toff[rlo + k] - c->toff[rlo + k - 1]);
     memcpy(d + cnt, c->tv + t0, (size_t)nt * sizeof(double));
-    if (c->grad) push_vec(L, MPB_U8, c->tmask + t0, nt);
+    if (c->grad) mpb_map_vec(L, MPB_U8, c->tmask + t0, nt);
     send_values(L, st, r, top + 1, lua_gettop(L) - top);
     lua_settop(L, top);
   }
@@ -391,84 +371,12 @@ static int map_run(lua_State *L) {
   }
   for (int r = 1; r < st->size; r++) { /* gather */
     int64_t rlo, rhi;
-    block(n, st->size, r, &rlo, &rhi);
+    mpb_map_block(n, st->size, r, &rlo, &rhi);
     if (rlo > rhi) continue;
     mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, r, "mapper"), "mapper");
     lua_rawseti(L, res, r);
   }
   return 1;
-}
-
-/* The vars among job j's inputs (phi, then theta[j]): their count. */
-static size_t job_vars(const call *c, int64_t j, ad_idx *in) {
-  size_t nv = 0;
-  for (size_t k = 0; k < c->np; k++)
-    if (c->pvar[k] != AD_NOVAR) in[nv++] = c->pvar[k];
-  for (int64_t k = c->toff[j - 1]; k < c->toff[j]; k++)
-    if (c->tvar[k] != AD_NOVAR) in[nv++] = c->tvar[k];
-  return nv;
-}
-
-/* Rank 0, after a call's task: the records in the table at res become the
-** outputs (a table of n vectors), pushed. A first pass checks them and the
-** jobs' output lengths (fixed by the first call that succeeds), so a bad
-** call adds nothing to the tape; the second makes the outputs. */
-static void assemble(lua_State *L, mpb_state *st, const call *c, int res, int nout) {
-  ad_tape *t = c->grad ? lad_tape(L) : NULL;
-  ad_idx *in = scratch_buf(L, (c->np + c->maxnt) * sizeof(ad_idx));
-  const double **rec = scratch_buf(L, (size_t)c->n * sizeof(double *));
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass) {
-      lua_createtable(L, (int)c->n, 0);
-    }
-    int out = lua_gettop(L);
-    for (int r = 0; r < st->size; r++) {
-      int64_t lo, hi, at = 0;
-      block(c->n, st->size, r, &lo, &hi);
-      if (lo > hi) continue;
-      lua_rawgeti(L, res, r);
-      mpb_array *a = arg_array(L, -1, MPB_F64, r);
-      lua_pop(L, 1); /* res keeps it */
-      const double *d = a->data;
-      for (int64_t j = lo; j <= hi; j++) {
-        if (pass) {
-          const double *y = rec[j - 1] + 1;
-          int64_t m = (int64_t)rec[j - 1][0];
-          if (!c->grad) {
-            push_vec(L, MPB_F64, y, m);
-          } else {
-            size_t nv = job_vars(c, j, in);
-            ad_idx first = t->nvar, yv;
-            for (int64_t i = 0; i < m; i++) {
-              int rc = ad_precomputed(t, y[i], nv, in, y + m + i * (int64_t)nv, &yv);
-              if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
-            }
-            lad_pushvec(L, first, (size_t)m);
-          }
-          lua_rawseti(L, out, j);
-          continue;
-        }
-        int64_t nv = c->grad ? (int64_t)job_vars(c, j, in) : 0;
-        double dm = at < a->n ? d[at] : -1;
-        int64_t m = (int64_t)dm;
-        if (!(dm >= 0 && (double)m == dm) || m > a->n - at - 1 ||
-            (nv && m > (a->n - at - 1 - m) / nv))
-          luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
-        rec[j - 1] = d + at;
-        at += 1 + m + m * nv;
-        if (lua_rawgeti(L, nout, j) == LUA_TNUMBER && lua_tointeger(L, -1) != m)
-          luaL_error(L, "mp.mapper: [rank %d/%d] job %I returned %I values, %I on earlier calls (a job's output length must not change)",
-                     r, st->size, (LUAI_UACINT)j, (LUAI_UACINT)m, (LUAI_UACINT)lua_tointeger(L, -1));
-        lua_pop(L, 1);
-      }
-      if (!pass && at != a->n)
-        luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
-    }
-  }
-  for (int64_t j = 1; j <= c->n; j++) { /* lengths known from now on */
-    lua_pushinteger(L, (lua_Integer)rec[j - 1][0]);
-    lua_rawseti(L, nout, j);
-  }
 }
 
 static mapper *check_mapper(lua_State *L, int idx) {
@@ -486,7 +394,7 @@ static int mapper_call(lua_State *L) {
   if (lua_type(L, tidx) != LUA_TTABLE)
     return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
                       tidx - 1, st->rank, st->size, luaL_typename(L, tidx));
-  call c;
+  mpb_map_call c;
   memset(&c, 0, sizeof c);
   c.n = (int64_t)lua_rawlen(L, tidx);
   if (m->njobs >= 0 && c.n != m->njobs)
@@ -503,12 +411,12 @@ static int mapper_call(lua_State *L) {
   }
   if (has_phi) {
     c.np = (size_t)mpb_map_param_len(L, pidx, "phi", 0);
-    double *pv = scratch_buf(L, c.np * sizeof(double));
-    ad_idx *pvar = scratch_buf(L, c.np * sizeof(ad_idx));
+    double *pv = mpb_map_buf(L, c.np * sizeof(double));
+    ad_idx *pvar = mpb_map_buf(L, c.np * sizeof(ad_idx));
     c.grad |= mpb_map_param_read(L, pidx, pv, pvar, "phi", 0) > 0;
     c.pv = pv, c.pvar = pvar;
   }
-  c.toff = scratch_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
+  c.toff = mpb_map_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
   c.toff[0] = 0;
   for (int64_t j = 1; j <= c.n; j++) {
     lua_rawgeti(L, tidx, j);
@@ -518,8 +426,8 @@ static int mapper_call(lua_State *L) {
     if ((size_t)k > c.maxnt) c.maxnt = (size_t)k;
   }
   size_t nt = (size_t)c.toff[c.n];
-  c.tv = scratch_buf(L, nt * sizeof(double));
-  c.tvar = scratch_buf(L, nt * sizeof(ad_idx));
+  c.tv = mpb_map_buf(L, nt * sizeof(double));
+  c.tvar = mpb_map_buf(L, nt * sizeof(ad_idx));
   for (int64_t j = 1; j <= c.n; j++) {
     lua_rawgeti(L, tidx, j);
     c.grad |= mpb_map_param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
@@ -531,9 +439,9 @@ static int mapper_call(lua_State *L) {
   }
   uint8_t *pmask = NULL;
   if (c.grad) {
-    c.tmask = scratch_buf(L, nt);
+    c.tmask = mpb_map_buf(L, nt);
     for (size_t i = 0; i < nt; i++) c.tmask[i] = c.tvar[i] != AD_NOVAR;
-    pmask = scratch_buf(L, c.np);
+    pmask = mpb_map_buf(L, c.np);
     for (size_t i = 0; i < c.np; i++) pmask[i] = c.pvar[i] != AD_NOVAR;
   }
   push_guard(L);
@@ -545,16 +453,16 @@ static int mapper_call(lua_State *L) {
   lua_pushinteger(L, m->id);
   lua_pushinteger(L, c.n);
   lua_pushboolean(L, c.grad);
-  if (has_phi) push_vec(L, MPB_F64, c.pv, (int64_t)c.np);
+  if (has_phi) mpb_map_vec(L, MPB_F64, c.pv, (int64_t)c.np);
   else lua_pushnil(L);
-  if (has_phi && c.grad) push_vec(L, MPB_U8, pmask, (int64_t)c.np);
+  if (has_phi && c.grad) mpb_map_vec(L, MPB_U8, pmask, (int64_t)c.np);
   else lua_pushnil(L);
   lua_pushvalue(L, dead);
   mpb_task_run(L, st, MPB_OP_CALL, 7, "mapper");
   forget_dead(L, dead);
   m->njobs = c.n;
   lua_getiuservalue(L, 1, 3);
-  assemble(L, st, &c, dead + 1, lua_gettop(L));
+  mpb_map_assemble(L, &c, dead + 1, lua_gettop(L));
   return 1;
 }
 

@@ -9,6 +9,9 @@
 ** values and Jacobians do not depend on which rank ran a job or how many
 ** ranks there are.
 **
+** Rank 0 reads the records back into outputs (mpb_map_assemble), so the
+** format lives in this file only.
+**
 ** A differentiated job runs in a nested region of this rank's tape: leaves
 ** for phi and theta_j, f's outputs, the Jacobian by ad_jacobian, and the
 ** region ends whatever happens in f.
@@ -16,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ad_scalar.h"
 #include "array.h"
 #include "lad.h"
 #include "map_int.h"
@@ -261,4 +265,77 @@ void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map
   int64_t dim = (int64_t)s->nrec;
   mpb_array *a = mpb_array_new(L, MPB_F64, 1, &dim);
   if (s->nrec) memcpy(a->data, s->rec, s->nrec * sizeof(double));
+}
+
+/* ------------------------------------------------ reading them back */
+/* The vars among job j's inputs (phi, then theta[j]): their count. */
+static size_t job_vars(const mpb_map_call *c, int64_t j, ad_idx *in) {
+  size_t nv = 0;
+  for (size_t k = 0; k < c->np; k++)
+    if (c->pvar[k] != AD_NOVAR) in[nv++] = c->pvar[k];
+  for (int64_t k = c->toff[j - 1]; k < c->toff[j]; k++)
+    if (c->tvar[k] != AD_NOVAR) in[nv++] = c->tvar[k];
+  return nv;
+}
+
+/* Rank 0, after a call's task (map.c): the records. A first pass checks them and the
+** jobs' output lengths (fixed by the first call that succeeds), so a bad
+** call adds nothing to the tape; the second makes the outputs. */
+void mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
+  mpb_state *st = mpb_get(L);
+  ad_tape *t = c->grad ? lad_tape(L) : NULL;
+  ad_idx *in = mpb_map_buf(L, (c->np + c->maxnt) * sizeof(ad_idx));
+  const double **rec = mpb_map_buf(L, (size_t)c->n * sizeof(double *));
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass) {
+      lua_createtable(L, (int)c->n, 0);
+    }
+    int out = lua_gettop(L);
+    for (int r = 0; r < st->size; r++) {
+      int64_t lo, hi, at = 0;
+      mpb_map_block(c->n, st->size, r, &lo, &hi);
+      if (lo > hi) continue;
+      lua_rawgeti(L, res, r);
+      mpb_array *a = mpb_map_array(L, -1, MPB_F64, r);
+      lua_pop(L, 1); /* res keeps it */
+      const double *d = a->data;
+      for (int64_t j = lo; j <= hi; j++) {
+        if (pass) {
+          const double *y = rec[j - 1] + 1;
+          int64_t m = (int64_t)rec[j - 1][0];
+          if (!c->grad) {
+            mpb_map_vec(L, MPB_F64, y, m);
+          } else {
+            size_t nv = job_vars(c, j, in);
+            ad_idx first = t->nvar, yv;
+            for (int64_t i = 0; i < m; i++) {
+              int rc = ad_precomputed(t, y[i], nv, in, y + m + i * (int64_t)nv, &yv);
+              if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
+            }
+            lad_pushvec(L, first, (size_t)m);
+          }
+          lua_rawseti(L, out, j);
+          continue;
+        }
+        int64_t nv = c->grad ? (int64_t)job_vars(c, j, in) : 0;
+        double dm = at < a->n ? d[at] : -1;
+        int64_t m = (int64_t)dm;
+        if (!(dm >= 0 && (double)m == dm) || m > a->n - at - 1 ||
+            (nv && m > (a->n - at - 1 - m) / nv))
+          luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
+        rec[j - 1] = d + at;
+        at += 1 + m + m * nv;
+        if (lua_rawgeti(L, nout, j) == LUA_TNUMBER && lua_tointeger(L, -1) != m)
+          luaL_error(L, "mp.mapper: [rank %d/%d] job %I returned %I values, %I on earlier calls (a job's output length must not change)",
+                     r, st->size, (LUAI_UACINT)j, (LUAI_UACINT)m, (LUAI_UACINT)lua_tointeger(L, -1));
+        lua_pop(L, 1);
+      }
+      if (!pass && at != a->n)
+        luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
+    }
+  }
+  for (int64_t j = 1; j <= c->n; j++) { /* lengths known from now on */
+    lua_pushinteger(L, (lua_Integer)rec[j - 1][0]);
+    lua_rawseti(L, nout, j);
+  }
 }
