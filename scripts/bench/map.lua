@@ -103,7 +103,7 @@ end
 local v1, g1 = serial(xr, xi)
 local v2, g2 = mapped()
 assert(math.abs(v1 - v2) <= 1e-9 * math.abs(v1) and math.abs(g1[1] - g2[1]) <= 1e-9 * (1 + math.abs(g1[1])))
-local IT = 5
+local IT = 2
 local sp = C.interleave(rounds, {
   {"serial", function() return timeit(IT, function() serial(xr, xi) end) end},
   {"map", function() return timeit(IT, mapped) end},
