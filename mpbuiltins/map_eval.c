@@ -151,14 +151,6 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
   return m;
 }
 
-/* Push a fresh f64 vector holding x[0..n-1] (plain calls: each job gets its
-** own copy, so a job that writes into its arguments cannot reach another). */
-static void push_vector(lua_State *L, const double *x, size_t n) {
-  int64_t dim = (int64_t)n;
-  mpb_array *a = mpb_array_new(L, MPB_F64, 1, &dim);
-  if (n) memcpy(a->data, x, n * sizeof(double));
-}
-
 /* Job j's item of the block's static data (nil if the mapper has none). */
 static void push_data(lua_State *L, job *jb, const char *field) {
   if (lua_getfield(L, jb->entry, field) == LUA_TTABLE) lua_rawgeti(L, -1, jb->j - jb->dlo + 1);
@@ -183,8 +175,9 @@ static int job_body(lua_State *L) {
     if (jb->has_phi) lad_pushvec(L, first, jb->np);
     lad_pushvec(L, first + (ad_idx)jb->np, jb->nt);
   } else {
-    if (jb->has_phi) push_vector(L, jb->phi, jb->np);
-    push_vector(L, jb->theta, jb->nt);
+    /* fresh copies: a job that writes into its arguments cannot reach another */
+    if (jb->has_phi) mpb_map_vec(L, MPB_F64, jb->phi, (int64_t)jb->np);
+    mpb_map_vec(L, MPB_F64, jb->theta, (int64_t)jb->nt);
   }
   push_data(L, jb, "xr");
   push_data(L, jb, "xi");
@@ -262,9 +255,7 @@ void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map
     if (status != LUA_OK) lua_error(L);
   }
   lua_settop(L, base);
-  int64_t dim = (int64_t)s->nrec;
-  mpb_array *a = mpb_array_new(L, MPB_F64, 1, &dim);
-  if (s->nrec) memcpy(a->data, s->rec, s->nrec * sizeof(double));
+  mpb_map_vec(L, MPB_F64, s->rec, (int64_t)s->nrec);
 }
 
 /* ------------------------------------------------ reading them back */
