@@ -9,8 +9,8 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "lad.h"
-#include "mpb.h"
+#include "adlib/lad.h"
+#include "chan/chan.h"
 #include "mplua.h"
 
 static const char *progname = "mplua";
@@ -124,7 +124,7 @@ static int remote_main(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_pushinteger(L, st->connect);
   lua_insert(L, 1);
-  int n = mpb_task_run(L, st, MPB_OP_LINE, 2, "connect");
+  int n = mpb_task_run(L, st, MPB_TASK_LINE, 2, "connect");
   int base = lua_gettop(L) - n;
   size_t len;
   const char *out = lua_tolstring(L, base + 2, &len);

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "array.h"
-#include "mpb.h"
+#include "array/array.h"
+#include "chan/chan.h"
 
 static const char STATE_KEY[] = "mp.state";
 

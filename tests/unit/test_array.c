@@ -9,7 +9,7 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "array.h"
+#include "array/array.h"
 
 static lua_State *newstate(void) {
   lua_State *L = luaL_newstate();

@@ -13,8 +13,8 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "array.h"
-#include "wire.h"
+#include "array/array.h"
+#include "wire/wire.h"
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -12,8 +12,8 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "array.h"
-#include "wire.h"
+#include "array/array.h"
+#include "wire/wire.h"
 
 /* Corrupt bytecode may ask lua_load for gigabytes: refuse, as a full
 ** machine would (lua_load then fails cleanly with a memory error). */

@@ -1,0 +1,563 @@
+/*
+** mp.mapper and mp.map_rect (seed 000, DESIGN.md section 7): a collective map
+** whose results carry derivatives back to rank 0.
+**
+** A mapper is a handle on rank 0 and an entry {f, xr, xi, lo, nout} in the
+** registry of every rank. Making one is a task that ships f and each rank's
+** block of the static data (contiguous jobs, balanced) to that rank, once;
+** rank 0 keeps a decoded copy too, so every rank evaluates a job from the
+** same bytes. A call is a task carrying only parameters: phi (shared) with
+** the command, each rank's theta block in one message; each rank evaluates
+** its block (map_eval.c) and sends its records back; rank 0 turns them into
+** plain vectors, or, when a parameter is an ad var, into one precomputed
+** node per output on its tape. Handles collected on rank 0 are freed on the
+** other ranks with the next map task.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "ad_scalar.h"
+#include "array/array.h"
+#include "adlib/lad.h"
+#include "map/map_int.h"
+#include "wire/wire.h"
+
+#define MAPPER_MT "mp.Mapper"
+static const char MAPS_KEY[] = "mp.maps";       /* id -> entry, every rank */
+static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
+static const char CALL_KEY[] = "mp.maps.call";  /* rank 0: the call in progress */
+
+typedef struct mapper {
+  lua_Integer id;
+  int64_t njobs;     /* -1 until the first call of a mapper without data */
+  int check;         /* opts.check_data: uservalues 1, 2 hold x_r, x_i, 4, 5 copies */
+  int freed;         /* uservalue 3: each job's output length, once known */
+} mapper;
+
+
+static void push_registry_table(lua_State *L, const char *key) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, key);
+  }
+}
+
+/* Rank 0: a copy of the list of freed ids to ship with the next map task
+** (or nil). They leave the list only once a task that carried them has
+** succeeded (forget_dead): a task that failed may not have reached every
+** rank, and freeing an id twice is harmless. */
+static void push_dead(lua_State *L) {
+  push_registry_table(L, DEAD_KEY);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  if (n == 0) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return;
+  }
+  lua_createtable(L, (int)n, 0);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -2, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_remove(L, -2);
+}
+
+static void unbury(lua_State *L, lua_Integer id);
+static void forget_dead(lua_State *L, int idx) {
+  if (!lua_istable(L, idx)) return;
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    unbury(L, lua_tointeger(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+/* The call or setup in progress on rank 0 lives under CALL_KEY; this
+** to-be-closed guard clears it however the C function leaves. */
+static int guard_close(lua_State *L) {
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  return 0;
+}
+
+static void push_guard(lua_State *L) {
+  lua_newuserdatauv(L, 1, 0);
+  if (luaL_newmetatable(L, "mp.MapGuard")) {
+    lua_pushcfunction(L, guard_close);
+    lua_setfield(L, -2, "__close");
+  }
+  lua_setmetatable(L, -2);
+  lua_toclose(L, lua_gettop(L));
+}
+
+static void bury(lua_State *L, lua_Integer id) {
+  push_registry_table(L, DEAD_KEY);
+  lua_pushinteger(L, id);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+static void unbury(lua_State *L, lua_Integer id) {
+  push_registry_table(L, DEAD_KEY);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    int hit = lua_tointeger(L, -1) == id;
+    lua_pop(L, 1);
+    if (hit) {
+      lua_rawgeti(L, -1, n);
+      lua_rawseti(L, -2, i);
+      lua_pushnil(L);
+      lua_rawseti(L, -2, n);
+      break;
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* Every rank: forget the entries listed in the table at idx. */
+static void free_dead(lua_State *L, int idx) {
+  if (!lua_istable(L, idx)) return;
+  push_registry_table(L, MAPS_KEY);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, idx, i);
+    lua_pushnil(L);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
+static void send_values(lua_State *L, mpb_state *st, int dst, int first, int n) {
+  mpb_wbuf *b = mpb_encode_msg(L, first, n, "mapper", 0, sizeof(mpb_uhdr));
+  mpb_user_send(L, st, dst, MPB_CH_MAP, b, 1);
+  lua_pop(L, 1);
+}
+
+/* -------------------------------------------------------------- setup */
+/* Push {t[lo..hi]} (or nil when t is not a table). */
+static void push_slice(lua_State *L, int t, int64_t lo, int64_t hi) {
+  if (!lua_istable(L, t)) {
+    lua_pushnil(L);
+    return;
+  }
+  lua_createtable(L, hi >= lo ? (int)(hi - lo + 1) : 0, 0);
+  for (int64_t j = lo; j <= hi; j++) {
+    lua_rawgeti(L, t, j);
+    lua_rawseti(L, -2, j - lo + 1);
+  }
+}
+
+/* mp._map_setup(id, njobs, dead): the task that makes a mapper. Rank 0 sends
+** every rank, itself last, f and its block of the data. */
+static int map_setup(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_Integer id = luaL_checkinteger(L, 1);
+  int64_t n = luaL_checkinteger(L, 2);
+  free_dead(L, 3);
+  if (st->rank == 0) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TTABLE) /* {f, xr, xi} */
+      return luaL_error(L, "mp._map_setup is mp.mapper's own task");
+    int src = lua_gettop(L);
+    for (int k = 1; k <= st->size; k++) {
+      int r = k % st->size, top = lua_gettop(L);
+      int64_t lo, hi;
+      mpb_map_block(n, st->size, r, &lo, &hi);
+      lua_rawgeti(L, src, 1);
+      if (n >= 0) {
+        lua_rawgeti(L, src, 2);
+        push_slice(L, top + 2, lo, hi);
+        lua_replace(L, top + 2);
+        lua_rawgeti(L, src, 3);
+        push_slice(L, top + 3, lo, hi);
+        lua_replace(L, top + 3);
+      }
+      send_values(L, st, r, top + 1, lua_gettop(L) - top);
+      lua_settop(L, top);
+    }
+  }
+  int64_t lo = 1, hi = 0;
+  if (n >= 0) mpb_map_block(n, st->size, st->rank, &lo, &hi);
+  int base = lua_gettop(L);
+  mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
+  lua_settop(L, base + 3);
+  lua_createtable(L, 0, 5);
+  lua_pushvalue(L, base + 1);
+  lua_setfield(L, -2, "f");
+  lua_pushvalue(L, base + 2);
+  lua_setfield(L, -2, "xr");
+  lua_pushvalue(L, base + 3);
+  lua_setfield(L, -2, "xi");
+  lua_pushinteger(L, lo);
+  lua_setfield(L, -2, "lo");
+  lua_newtable(L);
+  lua_setfield(L, -2, "nout");
+  push_registry_table(L, MAPS_KEY);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, -2, id);
+  return 0;
+}
+
+static int next_id(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "mp.maps.next");
+  lua_Integer id = lua_tointeger(L, -1) + 1;
+  lua_pop(L, 1);
+  lua_pushinteger(L, id);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mp.maps.next");
+  return (int)id;
+}
+
+/* mp.mapper(f, x_r, x_i [, opts]) */
+static int mapper_new(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  static const char *const want[] = {"f must be a function", "x_r must be a table of job data or nil",
+                                     "x_i must be a table of job data or nil", "opts must be a table or nil"};
+  for (int a = 1; a <= 4; a++) {
+    int t = lua_type(L, a);
+    if (a == 1 ? t != LUA_TFUNCTION : (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TTABLE))
+      return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] %s, got a %s)", a,
+                        st->rank, st->size, want[a - 1], luaL_typename(L, a));
+  }
+  lua_settop(L, 4);
+  int64_t n = -1;
+  if (lua_istable(L, 2)) n = (int64_t)lua_rawlen(L, 2);
+  if (lua_istable(L, 3)) {
+    int64_t ni = (int64_t)lua_rawlen(L, 3);
+    if (n >= 0 && ni != n)
+      return luaL_error(L, "bad argument #3 to 'mp.mapper' ([rank %d/%d] x_i has %I jobs, x_r has %I)",
+                        st->rank, st->size, (LUAI_UACINT)ni, (LUAI_UACINT)n);
+    n = ni;
+  }
+  int check = 0;
+  if (lua_istable(L, 4)) {
+    lua_getfield(L, 4, "check_data");
+    check = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  mapper *m = lua_newuserdatauv(L, sizeof *m, 5); /* 5 */
+  memset(m, 0, sizeof *m);
+  m->njobs = n;
+  m->check = check;
+  /* what cannot be shipped is reported here, naming the argument and job */
+  mpb_map_check_data(L, 1, 1, 0);
+  for (int a = 2; a <= 3; a++) {
+    mpb_map_check_data(L, a, a, check);
+    if (!check) continue;
+    lua_setiuservalue(L, 5, a + 2);
+    lua_pushvalue(L, a);
+    lua_setiuservalue(L, 5, a - 1);
+  }
+  lua_newtable(L);
+  lua_setiuservalue(L, 5, 3);
+  push_guard(L);
+  lua_createtable(L, 3, 0);
+  for (int i = 1; i <= 3; i++) {
+    lua_pushvalue(L, i);
+    lua_rawseti(L, -2, i);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  m->id = next_id(L);
+  push_dead(L); /* kept below the task's arguments */
+  int dead = lua_gettop(L);
+  lua_pushcfunction(L, map_setup); /* shipped by name (mp._map_setup) */
+  lua_pushinteger(L, m->id);
+  lua_pushinteger(L, n);
+  lua_pushvalue(L, dead);
+  bury(L, m->id); /* until the task succeeds: a failed setup leaves debris */
+  mpb_task_run(L, st, MPB_TASK_CALL, 4, "mapper");
+  lua_settop(L, dead);
+  forget_dead(L, dead);
+  unbury(L, m->id); /* made it: not debris after all */
+  lua_pushvalue(L, 5);
+  luaL_setmetatable(L, MAPPER_MT);
+  return 1;
+}
+
+/* --------------------------------------------------------------- calls */
+void *mpb_map_buf(lua_State *L, size_t bytes) {
+  return lua_newuserdatauv(L, bytes ? bytes : 1, 0);
+}
+
+/* Push a new 1-d array of n elements (copied from x unless NULL). */
+mpb_array *mpb_map_vec(lua_State *L, int dtype, const void *x, int64_t n) {
+  mpb_array *a = mpb_array_new(L, dtype, 1, &n);
+  if (n && x) memcpy(a->data, x, (size_t)n * mpb_dtype_size(dtype));
+  return a;
+}
+
+/* An array from rank r, checked. */
+mpb_array *mpb_map_array(lua_State *L, int idx, int dtype, int r) {
+  mpb_array *a = mpb_array_test(L, idx);
+  if (!a || a->dtype != dtype || a->ndim != 1)
+    luaL_error(L, "mp.mapper: [rank %d/%d] malformed message from rank %d", mpb_get(L)->rank,
+               mpb_get(L)->size, r);
+  return a;
+}
+
+/* mp._map_run(id, njobs, grad, phi, pmask, dead): the task of a call. */
+static int map_run(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_Integer id = luaL_checkinteger(L, 1);
+  int64_t n = luaL_checkinteger(L, 2);
+  mpb_map_in in;
+  memset(&in, 0, sizeof in);
+  in.grad = lua_toboolean(L, 3);
+  mpb_array *phi = mpb_array_test(L, 4), *pmask = mpb_array_test(L, 5);
+  in.has_phi = phi != NULL;
+  in.phi = phi ? phi->data : NULL;
+  in.np = phi ? (size_t)phi->n : 0;
+  if (in.grad && phi && (!pmask || pmask->dtype != MPB_U8 || pmask->n != phi->n))
+    return luaL_error(L, "mp.mapper: [rank %d/%d] malformed call", st->rank, st->size);
+  in.pmask = pmask ? pmask->data : NULL;
+  free_dead(L, 6);
+  push_registry_table(L, MAPS_KEY);
+  if (lua_rawgeti(L, -1, id) != LUA_TTABLE)
+    return luaL_error(L, "mp.mapper: [rank %d/%d] mapper %I is unknown here", st->rank,
+                      st->size, (LUAI_UACINT)id);
+  int entry = lua_gettop(L);
+  int64_t lo, hi;
+  mpb_map_block(n, st->size, st->rank, &lo, &hi);
+  if (st->rank != 0) {
+    if (lo > hi) return 0;
+    int64_t cnt = hi - lo + 1;
+    int top = lua_gettop(L);
+    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
+    mpb_array *a = mpb_map_array(L, top + 1, MPB_F64, 0);
+    int64_t *toff = mpb_map_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
+    const double *d = a->data;
+    toff[0] = 0;
+    int ok = a->n >= cnt;
+    for (int64_t k = 0; k < cnt && ok; k++) { /* lengths from the wire: range first */
+      ok = d[k] >= 0 && d[k] <= (double)(a->n - cnt) && d[k] == (double)(int64_t)d[k];
+      if (ok) toff[k + 1] = toff[k] + (int64_t)d[k];
+      ok = ok && toff[k + 1] <= a->n - cnt;
+    }
+    if (!ok || toff[cnt] != a->n - cnt)
+      return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
+    if (in.grad) {
+      mpb_array *mk = mpb_map_array(L, top + 2, MPB_U8, 0);
+      if (mk->n != toff[cnt])
+        return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
+      in.tmask = mk->data;
+    }
+    in.theta = d + cnt;
+    in.toff = toff;
+    mpb_map_eval(L, entry, lo, hi, &in);
+    send_values(L, st, 0, lua_gettop(L), 1);
+    return 0;
+  }
+  if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TLIGHTUSERDATA)
+    return luaL_error(L, "mp._map_run is mp.mapper's own task");
+  mpb_map_call *c = lua_touserdata(L, -1);
+  for (int r = 1; r < st->size; r++) { /* scatter: each rank its thetas */
+    int64_t rlo, rhi;
+    mpb_map_block(n, st->size, r, &rlo, &rhi);
+    if (rlo > rhi) continue;
+    int64_t cnt = rhi - rlo + 1, t0 = c->toff[rlo - 1], nt = c->toff[rhi] - t0;
+    int top = lua_gettop(L);
+    double *d = mpb_map_vec(L, MPB_F64, NULL, cnt + nt)->data;
+    for (int64_t k = 0; k < cnt; k++) d[k] = (double)(c->toff[rlo + k] - c->toff[rlo + k - 1]);
+    memcpy(d + cnt, c->tv + t0, (size_t)nt * sizeof(double));
+    if (c->grad) mpb_map_vec(L, MPB_U8, c->tmask + t0, nt);
+    send_values(L, st, r, top + 1, lua_gettop(L) - top);
+    lua_settop(L, top);
+  }
+  lua_createtable(L, st->size, 0);
+  int res = lua_gettop(L);
+  if (lo <= hi) {
+    in.theta = c->tv;
+    in.toff = c->toff + (lo - 1);
+    in.tmask = c->tmask;
+    mpb_map_eval(L, entry, lo, hi, &in);
+    lua_rawseti(L, res, 0);
+  }
+  for (int r = 1; r < st->size; r++) { /* gather */
+    int64_t rlo, rhi;
+    mpb_map_block(n, st->size, r, &rlo, &rhi);
+    if (rlo > rhi) continue;
+    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, r, "mapper"), "mapper");
+    lua_rawseti(L, res, r);
+  }
+  return 1;
+}
+
+static mapper *check_mapper(lua_State *L, int idx) {
+  mapper *m = luaL_checkudata(L, idx, MAPPER_MT);
+  if (m->freed) luaL_error(L, "mp.mapper: this mapper was freed");
+  return m;
+}
+
+/* m(theta) or m(phi, theta) */
+static int mapper_call(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  mapper *m = check_mapper(L, 1);
+  int has_phi = !lua_isnoneornil(L, 3);
+  int pidx = has_phi ? 2 : 0, tidx = has_phi ? 3 : 2;
+  if (lua_type(L, tidx) != LUA_TTABLE)
+    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
+                      tidx - 1, st->rank, st->size, luaL_typename(L, tidx));
+  mpb_map_call c;
+  memset(&c, 0, sizeof c);
+  c.n = (int64_t)lua_rawlen(L, tidx);
+  if (m->njobs >= 0 && c.n != m->njobs)
+    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta has %I vectors, the mapper has %I jobs)",
+                      tidx - 1, st->rank, st->size, (LUAI_UACINT)c.n, (LUAI_UACINT)m->njobs);
+  lua_settop(L, 3);
+  for (int a = 1; a <= 2 && m->check; a++) {
+    lua_getiuservalue(L, 1, a);     /* the caller's data */
+    lua_getiuservalue(L, 1, a + 3); /* what was shipped */
+    if (!mpb_map_same(L, -2, -1))
+      return luaL_error(L, "mp.mapper: [rank 0/%d] %s changed since the mapper was made (it computes with the data it shipped then: make a new mapper)",
+                        st->size, a == 1 ? "x_r" : "x_i");
+    lua_pop(L, 2);
+  }
+  if (has_phi) {
+    c.np = (size_t)mpb_map_param_len(L, pidx, "phi", 0);
+    double *pv = mpb_map_buf(L, c.np * sizeof(double));
+    ad_idx *pvar = mpb_map_buf(L, c.np * sizeof(ad_idx));
+    c.grad |= mpb_map_param_read(L, pidx, pv, pvar, "phi", 0) > 0;
+    c.pv = pv, c.pvar = pvar;
+  }
+  c.toff = mpb_map_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
+  c.toff[0] = 0;
+  for (int64_t j = 1; j <= c.n; j++) {
+    lua_rawgeti(L, tidx, j);
+    int64_t k = mpb_map_param_len(L, -1, "theta", j);
+    lua_pop(L, 1);
+    c.toff[j] = c.toff[j - 1] + k;
+    if ((size_t)k > c.maxnt) c.maxnt = (size_t)k;
+  }
+  size_t nt = (size_t)c.toff[c.n];
+  c.tv = mpb_map_buf(L, nt * sizeof(double));
+  c.tvar = mpb_map_buf(L, nt * sizeof(ad_idx));
+  for (int64_t j = 1; j <= c.n; j++) {
+    lua_rawgeti(L, tidx, j);
+    c.grad |= mpb_map_param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
+    lua_pop(L, 1);
+  }
+  if (c.n == 0) {
+    lua_newtable(L);
+    return 1;
+  }
+  uint8_t *pmask = NULL;
+  if (c.grad) {
+    c.tmask = mpb_map_buf(L, nt);
+    for (size_t i = 0; i < nt; i++) c.tmask[i] = c.tvar[i] != AD_NOVAR;
+    pmask = mpb_map_buf(L, c.np);
+    for (size_t i = 0; i < c.np; i++) pmask[i] = c.pvar[i] != AD_NOVAR;
+  }
+  push_guard(L);
+  lua_pushlightuserdata(L, &c);
+  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
+  push_dead(L);
+  int dead = lua_gettop(L);
+  lua_pushcfunction(L, map_run); /* shipped by name (mp._map_run) */
+  lua_pushinteger(L, m->id);
+  lua_pushinteger(L, c.n);
+  lua_pushboolean(L, c.grad);
+  if (has_phi) mpb_map_vec(L, MPB_F64, c.pv, (int64_t)c.np);
+  else lua_pushnil(L);
+  if (has_phi && c.grad) mpb_map_vec(L, MPB_U8, pmask, (int64_t)c.np);
+  else lua_pushnil(L);
+  lua_pushvalue(L, dead);
+  mpb_task_run(L, st, MPB_TASK_CALL, 7, "mapper");
+  forget_dead(L, dead);
+  m->njobs = c.n;
+  lua_getiuservalue(L, 1, 3);
+  mpb_map_assemble(L, &c, dead + 1, lua_gettop(L));
+  return 1;
+}
+
+/* ------------------------------------------------------------ handles */
+static int mapper_free(lua_State *L) {
+  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  if (!m->freed) bury(L, m->id);
+  m->freed = 1;
+  return 0;
+}
+
+static int mapper_len(lua_State *L) {
+  mapper *m = check_mapper(L, 1);
+  if (m->njobs < 0) lua_pushnil(L);
+  else lua_pushinteger(L, m->njobs);
+  return 1;
+}
+
+static int mapper_tostring(lua_State *L) {
+  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  if (m->freed) lua_pushliteral(L, "mp.mapper (freed)");
+  else if (m->njobs < 0) lua_pushliteral(L, "mp.mapper (jobs set by the first call)");
+  else lua_pushfstring(L, "mp.mapper (%I jobs)", (LUAI_UACINT)m->njobs);
+  return 1;
+}
+
+/* mp.map_rect and the ragged mp.map, over mp.mapper. */
+static const char GLUE[] =
+    "local mapper = ...\n"
+    "local function map_rect(f, theta, x_r, x_i)\n"
+    "  local m <close> = mapper(f, x_r, x_i)\n"
+    "  return m(theta)\n"
+    "end\n"
+    "local function split(flat, ends, what, n)\n"
+    "  if flat == nil and ends == nil then return nil end\n"
+    "  if flat == nil then error(('mp.map: %s is missing (%s_end is given)'):format(what, what), 3) end\n"
+    "  if type(ends) ~= 'table' or #ends ~= n then\n"
+    "    error(('mp.map: %s_end must be a list of %d end indices'):format(what, n), 3)\n"
+    "  end\n"
+    "  local out, s, len = {}, 1, #flat\n"
+    "  for j = 1, n do\n"
+    "    local e = ends[j]\n"
+    "    if math.type(e) ~= 'integer' or e < s - 1 or e > len then\n"
+    "      error(('mp.map: %s_end[%d] = %s is not an end index in %d..%d'):format(what, j, tostring(e), s - 1, len), 3)\n"
+    "    end\n"
+    "    local v = {}\n"
+    "    for k = s, e do v[k - s + 1] = flat[k] end\n"
+    "    out[j], s = v, e + 1\n"
+    "  end\n"
+    "  if s - 1 ~= len then\n"
+    "    error(('mp.map: %s_end ends at %d but %s has %d items'):format(what, s - 1, what, len), 3)\n"
+    "  end\n"
+    "  return out\n"
+    "end\n"
+    "local function map(f, y_end, param, param_end, x_r, x_r_end, x_i, x_i_end)\n"
+    "  if type(y_end) ~= 'table' then error('mp.map: y_end must be a list of end indices', 2) end\n"
+    "  local n = #y_end\n"
+    "  local theta = split(param, param_end, 'param', n) or {}\n"
+    "  for j = #theta + 1, n do theta[j] = {} end\n"
+    "  local ys = map_rect(f, theta, split(x_r, x_r_end, 'x_r', n), split(x_i, x_i_end, 'x_i', n))\n"
+    "  local y, s = {}, 0\n"
+    "  for j = 1, n do\n"
+    "    local yj = ys[j]\n"
+    "    if #yj ~= y_end[j] - s then\n"
+    "      error(('mp.map: job %d returned %d values, y_end says %s'):format(j, #yj, tostring(y_end[j] - s)), 2)\n"
+    "    end\n"
+    "    for i = 1, #yj do y[s + i] = yj[i] end\n"
+    "    s = y_end[j]\n"
+    "  end\n"
+    "  return y\n"
+    "end\n"
+    "return map_rect, map\n";
+
+void mpb_open_map(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__call", mapper_call}, {"__gc", mapper_free},
+                                  {"__close", mapper_free}, {"__len", mapper_len},
+                                  {"__tostring", mapper_tostring}, {NULL, NULL}};
+  luaL_newmetatable(L, MAPPER_MT);
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);
+  lua_pushcfunction(L, mapper_free);
+  lua_setfield(L, -2, "free");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  static const luaL_Reg funcs[] = {{"mapper", mapper_new}, {"_map_setup", map_setup},
+                                   {"_map_run", map_run}, {NULL, NULL}};
+  luaL_setfuncs(L, funcs, 0);
+  if (luaL_loadbufferx(L, GLUE, sizeof GLUE - 1, "=mp.map", "t") != LUA_OK) lua_error(L);
+  lua_pushcfunction(L, mapper_new);
+  lua_call(L, 1, 2);
+  lua_setfield(L, -3, "map");
+  lua_setfield(L, -2, "map_rect");
+}

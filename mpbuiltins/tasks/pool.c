@@ -1,0 +1,296 @@
+/*
+** mp.pool and mp.pmap: dynamic load balancing over a task. Rank 0 sows tasks
+** (sow(n) -> task | nil) and hands them in batches to whichever worker is
+** free; workers run work(task) and send the results back; rank 0 reaps them
+** (reap(n, result)), each exactly once. sow and reap stay on rank 0 (they
+** are never shipped: they may hold anything); work ships with the task.
+**
+** Throughput: a message per task would cost more than an empty task, so each
+** worker keeps two batches in flight and its batch size adapts to the
+** measured time per task (about BATCH_SEC of work per batch, 1..BATCH_MAX
+** tasks): empty tasks travel hundreds per message, long ones one by one so
+** the load stays balanced at the end. All traffic is on MPB_CH_POOL through
+** the one wait, so a fault anywhere aborts the pool like any task.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chan/chan.h"
+#include "wire/wire.h"
+
+#define BATCH_SEC 1e-3
+#define BATCH_MAX 512
+#define INFLIGHT 2 /* batches per worker */
+
+static const char LEADER_KEY[] = "mp.pool.leader";
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------- workers */
+/* Batches (n1, t1, n2, t2, ...) in, (n1, r1, ..., seconds) out; an empty
+** message ends the pool. */
+static void worker(lua_State *L, mpb_state *st, int work) {
+  for (;;) {
+    int base = lua_gettop(L);
+    int n = mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_POOL, 0, "pool"), "pool");
+    if (n == 0) return;
+    double t0 = now();
+    for (int i = 0; i + 1 < n; i += 2) {
+      lua_pushvalue(L, base + i + 1);
+      lua_pushvalue(L, work);
+      lua_pushvalue(L, base + i + 2);
+      lua_call(L, 1, 1);
+    }
+    lua_pushnumber(L, now() - t0);
+    mpb_wbuf *b = mpb_encode_msg(L, base + n + 1, n + 1, "pool", 0, sizeof(mpb_uhdr));
+    mpb_user_send(L, st, 0, MPB_CH_POOL, b, 1);
+    lua_settop(L, base);
+  }
+}
+
+/* -------------------------------------------------------------- leader */
+typedef struct {
+  int sow, reap, work;  /* stack slots */
+  int64_t next, done, total;
+  int exhausted, progress, shown;
+  double t0, last;
+} leader;
+
+/* Push up to k (n, task) pairs; returns how many. */
+static int sow(lua_State *L, leader *p, int k) {
+  int got = 0;
+  while (got < k && !p->exhausted) {
+    lua_pushinteger(L, p->next);
+    lua_pushvalue(L, p->sow);
+    lua_pushinteger(L, p->next);
+    lua_call(L, 1, 1);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 2);
+      p->exhausted = 1;
+      break;
+    }
+    p->next++;
+    got++;
+  }
+  return got;
+}
+
+static void reap(lua_State *L, leader *p, int ki, int ri) {
+  if (p->reap) {
+    lua_pushvalue(L, p->reap);
+    lua_pushvalue(L, ki);
+    lua_pushvalue(L, ri);
+    lua_call(L, 2, 0);
+  }
+  p->done++;
+}
+
+static void show(leader *p, int final) {
+  double t = now();
+  if (!p->progress || (!final && (t - p->t0 < 1.0 || t - p->last < 0.1))) return;
+  if (final && !p->shown) return;
+  p->last = t;
+  p->shown = 1;
+  double rate = p->done / (t - p->t0 > 0 ? t - p->t0 : 1);
+  int64_t total = p->total > 0 ? p->total : (p->exhausted ? p->next - 1 : -1);
+  char eta[32] = "?";
+  if (total > 0 && rate > 0) snprintf(eta, sizeof eta, "%.0fs", (double)(total - p->done) / rate);
+  if (total >= 0)
+    fprintf(stderr, "\rmp.pool: %lld/%lld done, %.0f tasks/s, ETA %s   ", (long long)p->done,
+            (long long)total, rate, eta);
+  else
+    fprintf(stderr, "\rmp.pool: %lld done, %.0f tasks/s   ", (long long)p->done, rate);
+  if (final) fputc('\n', stderr);
+  fflush(stderr);
+}
+
+static void send_batch(lua_State *L, mpb_state *st, leader *p, int w, int k, int *inflight) {
+  int base = lua_gettop(L);
+  int got = sow(L, p, k);
+  if (got > 0) {
+    mpb_wbuf *b = mpb_encode_msg(L, base + 1, 2 * got, "pool", 0, sizeof(mpb_uhdr));
+    mpb_user_send(L, st, w, MPB_CH_POOL, b, 1);
+    inflight[w]++;
+  }
+  lua_settop(L, base);
+}
+
+static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
+  lua_getfield(L, LUA_REGISTRYINDEX, LEADER_KEY);
+  int opts = lua_gettop(L);
+  leader p;
+  memset(&p, 0, sizeof p);
+  p.work = work;
+  lua_getfield(L, opts, "sow");
+  p.sow = lua_gettop(L);
+  p.reap = lua_getfield(L, opts, "reap") == LUA_TNIL ? 0 : lua_gettop(L);
+  lua_getfield(L, opts, "total");
+  p.total = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+  lua_getfield(L, opts, "progress");
+  p.progress = (lua_isnil(L, -1) || lua_toboolean(L, -1)) && isatty(2);
+  p.next = 1;
+  p.t0 = p.last = now();
+  int nw = (int)luaL_len(L, wlist);
+  int *inflight = lua_newuserdatauv(L, sizeof(int) * (size_t)st->size * 2, 0);
+  int *batch = inflight + st->size;
+  for (int r = 0; r < st->size; r++) inflight[r] = 0, batch[r] = 1;
+  int outstanding = 0;
+  for (int i = 1; i <= nw; i++) {
+    lua_geti(L, wlist, i);
+    int w = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    for (int k = 0; k < INFLIGHT; k++) send_batch(L, st, &p, w, batch[w], inflight);
+    outstanding += inflight[w];
+  }
+  while (outstanding > 0 || (self && !p.exhausted)) {
+    if (self && !p.exhausted) { /* rank 0 works while nothing is waiting */
+      mpb_poll(st);
+      int queued = 0;
+      for (int r = 1; r < st->size && !queued; r++) queued = mpb_inbox(st, MPB_CH_POOL, r)->head != NULL;
+      if (!queued) {
+        int base = lua_gettop(L);
+        if (sow(L, &p, 1)) {
+          lua_pushvalue(L, work);
+          lua_pushvalue(L, base + 2);
+          lua_call(L, 1, 1);
+          reap(L, &p, base + 1, base + 3);
+        }
+        lua_settop(L, base);
+        show(&p, 0);
+        mpb_check_abort(L, st);
+        continue;
+      }
+    }
+    int base = lua_gettop(L);
+    mpb_msg *m = mpb_user_take(L, st, MPB_CH_POOL, -1, "pool");
+    int w = m->src;
+    int n = mpb_push_msg(L, st, m, "pool");
+    int cnt = (n - 1) / 2;
+    for (int i = 0; i < cnt; i++) reap(L, &p, base + 2 * i + 1, base + 2 * i + 2);
+    double sec = lua_tonumber(L, base + n), per = cnt > 0 ? sec / cnt : 0;
+    int b = per > 0 ? (int)(BATCH_SEC / per) : BATCH_MAX;
+    batch[w] = b < 1 ? 1 : b > BATCH_MAX ? BATCH_MAX : b;
+    lua_settop(L, base);
+    inflight[w]--;
+    outstanding--;
+    int before = inflight[w];
+    send_batch(L, st, &p, w, batch[w], inflight);
+    outstanding += inflight[w] - before;
+    show(&p, 0);
+  }
+  show(&p, 1);
+  for (int i = 1; i <= nw; i++) { /* the end: an empty message */
+    lua_geti(L, wlist, i);
+    int w = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    mpb_user_send(L, st, w, MPB_CH_POOL, mpb_encode_msg(L, 1, 0, "pool", 0, sizeof(mpb_uhdr)), 1);
+    lua_pop(L, 1);
+  }
+}
+
+/* ------------------------------------------------------------ the task */
+/* mp._pool_main(work, workers, self): the task every rank runs. */
+static int pool_main(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (st->rank == 0) {
+    lead(L, st, 1, 2, lua_toboolean(L, 3));
+    return 0;
+  }
+  lua_Integer nw = luaL_len(L, 2);
+  for (lua_Integer i = 1; i <= nw; i++) {
+    lua_geti(L, 2, i);
+    if (lua_tointeger(L, -1) == st->rank) {
+      lua_pop(L, 1);
+      worker(L, st, 1);
+      return 0;
+    }
+    lua_pop(L, 1);
+  }
+  return 0;
+}
+
+/* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=} (rank 0, outside a task) */
+static int pool(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  if (lua_getfield(L, 1, "sow") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'sow' must be a function");
+  if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'work' must be a function");
+  int t = lua_getfield(L, 1, "reap");
+  if (t != LUA_TNIL && t != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'reap' must be a function");
+  lua_getfield(L, 1, "self");
+  int self = lua_toboolean(L, -1);
+  lua_settop(L, 1);
+  lua_pushcfunction(L, pool_main); /* 2: shipped by name (mp._pool_main) */
+  lua_getfield(L, 1, "work");      /* 3 */
+  lua_newtable(L);                 /* 4: the workers (world ranks, not 0) */
+  int nw = 0;
+  if (lua_getfield(L, 1, "ranks") == LUA_TTABLE) {
+    lua_Integer n = luaL_len(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_geti(L, -1, i);
+      int ok;
+      lua_Integer r = lua_tointegerx(L, -1, &ok);
+      if (!ok || r < 0 || r >= st->size)
+        luaL_error(L, "bad argument #1 to 'mp.pool' ([rank 0/%d] ranks[%I] is not a rank in 0..%d)",
+                   st->size, (LUAI_UACINT)i, st->size - 1);
+      lua_pop(L, 1);
+      if (r == 0) {
+        self = 1;
+      } else {
+        lua_pushinteger(L, r);
+        lua_rawseti(L, 4, ++nw);
+      }
+    }
+  } else if (!lua_isnil(L, -1)) {
+    luaL_argerror(L, 1, "field 'ranks' must be a table");
+  } else {
+    for (int r = 1; r < st->size; r++) {
+      lua_pushinteger(L, r);
+      lua_rawseti(L, 4, ++nw);
+    }
+  }
+  lua_pop(L, 1);
+  if (nw == 0) self = 1; /* nobody else: rank 0 does it all */
+  lua_pushboolean(L, self); /* 5 */
+  lua_pushvalue(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, LEADER_KEY);
+  int n = mpb_task_run(L, st, MPB_TASK_CALL, 4, "pool");
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, LEADER_KEY);
+  return n;
+}
+
+/* mp.pmap(f, list, opts): mp.pool over list, results in input order. */
+static const char PMAP[] =
+    "local pool = ...\n"
+    "return function(f, list, opts)\n"
+    "  local o = {}\n"
+    "  for k, v in pairs(opts or {}) do o[k] = v end\n"
+    "  local res, n = {}, #list\n"
+    "  o.work, o.total = f, n\n"
+    "  o.sow = function(i) if i <= n then return list[i] end end\n"
+    "  o.reap = function(i, r) res[i] = r end\n"
+    "  pool(o)\n"
+    "  return res\n"
+    "end\n";
+
+void mpb_open_pool(lua_State *L) {
+  lua_pushcfunction(L, pool_main);
+  lua_setfield(L, -2, "_pool_main");
+  lua_pushcfunction(L, pool);
+  lua_setfield(L, -2, "pool");
+  if (luaL_loadbufferx(L, PMAP, sizeof PMAP - 1, "=mp.pmap", "t") != LUA_OK) lua_error(L);
+  lua_pushcfunction(L, pool);
+  lua_call(L, 1, 1);
+  lua_setfield(L, -2, "pmap");
+}

@@ -1,0 +1,280 @@
+/*
+** Parallel tasks: rank 0 starts one on every rank through the fan-out tree
+** (rank r's staff are r*F+1 .. r*F+F), each rank runs its part, and the task
+** ends when every subtree reports DONE back up the same tree. Workers idle
+** in mpb_worker_loop between tasks, inside the one wait (sleeping, not
+** spinning). A task is an operation (call a function, run a chunk, require a
+** module, change directory) with wire-encoded arguments.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chan/chan.h"
+#include "wire/wire.h"
+
+void mpb_staff(const mpb_state *st, int r, int *first, int *last) {
+  int64_t f = (int64_t)r * st->nfan + 1, l = f + st->nfan - 1;
+  if (l > st->size - 1) l = st->size - 1;
+  *first = (int)(f < st->size ? f : st->size);
+  *last = (int)l;
+}
+
+static int nstaff(const mpb_state *st) {
+  int f, l;
+  mpb_staff(st, st->rank, &f, &l);
+  return l >= f ? l - f + 1 : 0;
+}
+
+int mpb_msgh(lua_State *L) {
+  if (mpb_is_abort(L, 1)) return 1;
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+/* ---------------------------------------------------------- operations */
+/* op, values... -> results. Runs on every rank, rank 0 with the caller's
+** original values, workers with decoded copies. */
+static int op_body(lua_State *L) {
+  int op = (int)lua_tointeger(L, 1);
+  lua_remove(L, 1);
+  int n = lua_gettop(L);
+  switch (op) {
+    case MPB_TASK_CALL:
+      luaL_checktype(L, 1, LUA_TFUNCTION);
+      lua_call(L, n - 1, LUA_MULTRET);
+      return lua_gettop(L);
+    case MPB_TASK_CHUNK: { /* text, chunkname, args... */
+      size_t len;
+      const char *text = luaL_checklstring(L, 1, &len);
+      const char *name = luaL_checkstring(L, 2);
+      if (luaL_loadbufferx(L, text, len, name, "t") != LUA_OK) return lua_error(L);
+      lua_replace(L, 1);
+      lua_remove(L, 2);
+      lua_call(L, n - 2, LUA_MULTRET);
+      return lua_gettop(L);
+    }
+    case MPB_TASK_REQUIRE: { /* modname, text|nil, path|nil */
+      const char *mod = luaL_checkstring(L, 1);
+      if (lua_isnil(L, 2)) {
+        lua_getglobal(L, "require");
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 1);
+        return 1;
+      }
+      size_t len;
+      const char *text = luaL_checklstring(L, 2, &len);
+      lua_pushfstring(L, "@%s", luaL_checkstring(L, 3));
+      if (luaL_loadbufferx(L, text, len, lua_tostring(L, -1), "t") != LUA_OK)
+        return lua_error(L);
+      lua_pushvalue(L, 1);
+      lua_pushvalue(L, 3);
+      lua_call(L, 2, 1);
+      luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+      if (!lua_isnil(L, -2)) {
+        lua_pushvalue(L, -2);
+        lua_setfield(L, -2, mod);
+      }
+      if (lua_getfield(L, -1, mod) == LUA_TNIL) {
+        lua_pushboolean(L, 1);
+        lua_copy(L, -1, -2);
+        lua_setfield(L, -3, mod);
+      }
+      return 1;
+    }
+    case MPB_TASK_LINE:
+      return mpb_remote_body(L);
+    case MPB_TASK_CD: {
+      const char *dir = luaL_checkstring(L, 1);
+      if (chdir(dir) != 0) {
+        mpb_state *st = mpb_get(L);
+        return luaL_error(L, "mp.cd: [rank %d/%d] cannot change to '%s': %s", st->rank,
+                          st->size, dir, strerror(errno));
+      }
+      return 0;
+    }
+  }
+  return luaL_error(L, "mp: unknown task operation %d", op);
+}
+
+/* ------------------------------------------------------------- helpers */
+static void task_reset(mpb_state *st, int64_t task) {
+  st->task = task;
+  st->wbusy = 0; /* an error between encoding and sending left it claimed */
+  st->rbusy = 0;
+  st->done_count = 0;
+  st->unrecv = 0;
+  st->user_sent = st->user_taken = 0;
+  st->faulted = 0;
+  st->nfault_msgs = 0;
+  st->first.rank = -1;
+  free(st->first.msg);
+  st->first.msg = NULL;
+  mpb_inbox_clear(st, 0);
+}
+
+static void send_staff(mpb_state *st, int kind, int32_t arg, int64_t value,
+                       const void *body, size_t len) {
+  int f, l;
+  mpb_staff(st, st->rank, &f, &l);
+  for (int r = f; r <= l; r++) mpb_ctl_send(st, r, kind, st->task, arg, value, body, len);
+}
+
+static int fanin_ready(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->done_count >= nstaff(st) || st->aborting || (st->rank == 0 && mpb_sigint);
+}
+
+/* ----------------------------------------------------------- the leader */
+int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) {
+  if (st->rank != 0)
+    return luaL_error(L, "mp.%s: [rank %d/%d] only rank 0 starts parallel tasks", fname,
+                      st->rank, st->size);
+  if (st->in_task)
+    return luaL_error(L, "mp.%s: [rank 0/%d] cannot start a task inside a task", fname,
+                      st->size);
+  int base = lua_gettop(L) - n;
+  mpb_wbuf *b = mpb_encode_msg(L, base + 1, n, fname, 0, 0);
+  char *body = b->data;
+  size_t len = b->len + b->extlen;
+  if (b->nseg) { /* the control channel sends contiguous bytes */
+    body = lua_newuserdatauv(L, len ? len : 1, 0);
+    mpb_wbuf_flatten(b, body);
+  }
+  task_reset(st, st->task + 1);
+  send_staff(st, MPB_CTL_CMD, op, st->nfan, body, len);
+  mpb_encode_done(st, b);
+  lua_settop(L, base + n);
+
+  lua_pushcfunction(L, mpb_msgh);
+  lua_pushcfunction(L, op_body);
+  lua_pushinteger(L, op);
+  lua_rotate(L, base + 1, 3);
+  st->in_task = 1;
+  mpb_hook_arm(st, 1);
+  int status = lua_pcall(L, n + 1, LUA_MULTRET, base + 1);
+  st->in_task = 0;
+  if (status != LUA_OK) {
+    mpb_poll(st); /* a FAULT that arrived while this rank was busy came first */
+    if (!mpb_is_abort(L, -1)) {
+      size_t mlen;
+      const char *msg = luaL_tolstring(L, -1, &mlen);
+      mpb_fault_record(st, 0, msg, mlen);
+      st->faulted = 1;
+    }
+    if (!st->aborting) mpb_abort_begin(st);
+  } else if (!st->aborting) {
+    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
+    if (mpb_sigint && !st->aborting) {
+      mpb_sigint = 0;
+      mpb_fault_record(st, 0, "interrupted!", 12);
+      st->faulted = 1;
+      mpb_abort_begin(st);
+    }
+  }
+  mpb_hook_arm(st, 0);
+  if (st->aborting) {
+    lua_settop(L, base);
+    mpb_resync(L, st);
+    mpb_fault_report(L, st, fname);
+    if (st->batch) { /* batch: a fault ends the job, whoever catches it */
+      fprintf(stderr, "mplua: %s\n", lua_tostring(L, -1));
+      fflush(stderr);
+      mpb_task_exit(st, 1);
+      mpb_stop(L);
+      exit(1);
+    }
+    return lua_error(L);
+  }
+  int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
+  if (unrecv > 0) {
+    fprintf(stderr, "mp.%s: warning: %lld message%s sent during the task never received (dropped)\n",
+            fname, (long long)unrecv, unrecv == 1 ? " was" : "s were");
+    fflush(stderr);
+  }
+  lua_remove(L, base + 1); /* the message handler */
+  return lua_gettop(L) - base;
+}
+
+void mpb_task_exit(mpb_state *st, int status) {
+  if (st->use_mpi) send_staff(st, MPB_CTL_EXIT, status, 0, NULL, 0);
+}
+
+/* ------------------------------------------------------------- workers */
+static int task_main(lua_State *L) {
+  mpb_msg *m = lua_touserdata(L, 1);
+  lua_Integer op = lua_tointeger(L, 2);
+  lua_settop(L, 0);
+  lua_pushcfunction(L, op_body);
+  lua_pushinteger(L, op);
+  int n = mpb_push_msg(L, mpb_get(L), m, "exec"); /* takes m */
+  lua_call(L, n + 1, 0);
+  return 0;
+}
+
+static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
+  mpb_chdr h;
+  memcpy(&h, m->buf, sizeof h);
+  st->nfan = (int)h.value;
+  task_reset(st, h.task);
+  send_staff(st, MPB_CTL_CMD, h.arg, h.value, m->buf + sizeof h, m->len - sizeof h);
+  /* the body becomes the message the decoder reads: shift out the header */
+  memmove(m->buf + sizeof(mpb_uhdr), m->buf + sizeof h, m->len - sizeof h);
+  m->len = m->len - sizeof h + sizeof(mpb_uhdr);
+  int top = lua_gettop(L);
+  lua_pushcfunction(L, mpb_msgh);
+  lua_pushcfunction(L, task_main);
+  lua_pushlightuserdata(L, m);
+  lua_pushinteger(L, h.arg);
+  st->in_task = 1;
+  mpb_hook_arm(st, 1);
+  int status = lua_pcall(L, 2, 0, top + 1);
+  st->in_task = 0;
+  if (status != LUA_OK && !mpb_is_abort(L, -1) && !st->aborting) {
+    size_t len;
+    const char *msg = luaL_tolstring(L, -1, &len);
+    mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, 0, msg, len);
+    st->faulted = 1;
+  }
+  lua_settop(L, top);
+  if (status == LUA_OK && !st->aborting) {
+    mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
+    if (!st->aborting) {
+      int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
+      mpb_ctl_send(st, (st->rank - 1) / st->nfan, MPB_CTL_DONE, st->task, 0, unrecv, NULL, 0);
+    }
+  }
+  mpb_hook_arm(st, 0);
+  if (st->aborting || status != LUA_OK) mpb_resync(L, st);
+}
+
+static int idle_ready(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->cmdq.head != NULL || st->aborting;
+}
+
+int mpb_worker_loop(lua_State *L, mpb_state *st) {
+  for (;;) {
+    mpb_wait(L, st, idle_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
+    if (st->aborting) { /* a late ABORT for a task this rank had finished */
+      mpb_resync(L, st);
+      continue;
+    }
+    mpb_msg *m = mpb_queue_pop(&st->cmdq);
+    mpb_chdr h;
+    memcpy(&h, m->buf, sizeof h);
+    if (h.kind == MPB_CTL_EXIT) {
+      free(m);
+      send_staff(st, MPB_CTL_EXIT, h.arg, 0, NULL, 0);
+      return h.arg;
+    }
+    if (h.kind == MPB_CTL_CMD && h.task > st->task) worker_task(L, st, m);
+    else free(m); /* a command of a task aborted before it got here */
+  }
+}

@@ -1,0 +1,60 @@
+/*
+** wire_int.h: what the wire codec's files share (not for other modules).
+** Internal names use the prefix mpbw_. The format is described in wire.c.
+*/
+#ifndef MPB_WIRE_INT_H
+#define MPB_WIRE_INT_H
+
+#include <stdint.h>
+#include <string.h>
+#include "lua.h"
+#include "wire/wire.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the wire format stores floats and array elements little-endian: big-endian hosts are not supported"
+#endif
+
+/* Value tags (one byte). */
+enum {
+  T_NIL = 0x00, T_FALSE = 0x01, T_TRUE = 0x02,
+  T_INT = 0x03,      /* zigzag varint */
+  T_FLT = 0x04,      /* 8 bytes, IEEE-754 binary64 bits, little-endian */
+  T_STR = 0x05,      /* varint length, bytes */
+  T_TABLE = 0x06,    /* varint narr, u32 nhash, narr values, nhash key/value pairs */
+  T_TABLEMT = 0x07,  /* as T_TABLE, then its metatable (a value decoding to a table) */
+  T_REF = 0x08,      /* varint id of an earlier table, function or array */
+  T_GLOBALS = 0x09,  /* the sender's globals table: the receiver's */
+  T_LFUNC = 0x0A,    /* u32 length, bytecode, u8 nups, nups upvalues */
+  T_CFUNC = 0x0B,    /* varint length, name ("print", "math.sin", "mp.send") */
+  T_ARRAY = 0x0C,    /* u8 dtype, u8 ndim, ndim varint dims, pad to 8, elements */
+  T_UPJOIN = 0x0D,   /* upvalue slot only: varint function id, u8 upvalue index */
+  T_SHORTSTR = 0x40, /* 0x40..0x5F: string of length tag - 0x40 (0..31), bytes */
+  T_SMALLINT = 0x80  /* 0x80..0xFF: integer tag - 0x80 (0..127) */
+};
+#define SHORTSTR_MAX 31
+
+/* Registry key of the C function -> name cache (wire_names.c). */
+#define MPBW_CNAMES "mp.wire.cnames"
+
+/* Push the name under which the C function at idx can be sent, or return 0
+** (nothing pushed) if it has none. rebuild: refresh the cache first (modules
+** loaded since it was built). */
+int mpbw_cfunc_name(lua_State *L, int idx, int rebuild);
+/* Push the C function named name[0..len) on this rank, or return 0 (nothing
+** pushed) if there is no such C function here. */
+int mpbw_cfunc_resolve(lua_State *L, const char *name, size_t len);
+
+/* Record `len` external bytes at ptr (the elements of the array at absolute
+** index aidx) at the current end of b, anchoring the array in the user value
+** of b's userdata (absolute index bidx). Returns 0, or -1 when out of memory. */
+int mpbw_add_segment(lua_State *L, mpb_wbuf *b, int bidx, int aidx, const void *ptr,
+                     size_t len);
+
+static inline void mpbw_put_u32(char *p, uint32_t v) {
+  p[0] = (char)v; p[1] = (char)(v >> 8); p[2] = (char)(v >> 16); p[3] = (char)(v >> 24);
+}
+static inline uint32_t mpbw_get_u32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+#endif
