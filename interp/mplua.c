@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lauxlib.h"
 #include "lualib.h"
@@ -32,6 +33,47 @@ static int leader_exit(lua_State *L) {
   return 0;
 }
 
+/* ------------------------------------------------- the host's decisions */
+/* A progress line on stderr when it is a terminal; erased when done. */
+static void show_progress(lua_State *L, const mpb_progress *p, void *ud) {
+  (void)L, (void)ud;
+  if (!isatty(STDERR_FILENO)) return;
+  if (p->final) {
+    fputs("\r\033[K", stderr);
+  } else {
+    double rate = p->elapsed > 0 ? (double)p->done / p->elapsed : 0;
+    if (p->total >= 0) {
+      char eta[32] = "?";
+      if (p->total > 0 && rate > 0)
+        snprintf(eta, sizeof eta, "%.0fs", (double)(p->total - p->done) / rate);
+      fprintf(stderr, "\r\033[K%s: %lld/%lld done, %.0f/s, ETA %s", p->what,
+              (long long)p->done, (long long)p->total, rate, eta);
+    } else {
+      fprintf(stderr, "\r\033[K%s: %lld done, %.0f/s", p->what, (long long)p->done, rate);
+    }
+  }
+  fflush(stderr);
+}
+
+static void warn_stderr(lua_State *L, const char *msg, void *ud) {
+  (void)L, (void)ud;
+  fflush(stdout);
+  fprintf(stderr, "%s\n", msg);
+  fflush(stderr);
+}
+
+/* Batch mode: a fault ends the job after its report, whoever catches it. */
+static void batch_fault(lua_State *L, void *ud) {
+  (void)ud;
+  fflush(stdout);
+  fprintf(stderr, "%s: %s\n", progname, lua_tostring(L, -1));
+  fflush(stderr);
+  mpb_state *st = mpb_get(L);
+  mpb_task_exit(st, 1);
+  mpb_stop(L);
+  exit(1);
+}
+
 static int open_all(lua_State *L) {
   int use_mpi = (int)lua_tointeger(L, 1);
   int *argc = lua_touserdata(L, 2);
@@ -47,7 +89,10 @@ static int open_all(lua_State *L) {
   lua_pushfstring(L, "%s;%s/?.lua", lua_tostring(L, -1), MPLUA_LIBDIR);
   lua_setfield(L, -3, "path");
   lua_pop(L, 2);
-  if (mpb_get(L)->rank == 0) {
+  mpb_state *st = mpb_get(L);
+  st->host.progress = show_progress;
+  st->host.warn = warn_stderr;
+  if (st->rank == 0) {
     lua_getglobal(L, "os");
     lua_pushcfunction(L, leader_exit);
     lua_setfield(L, -2, "exit");
@@ -86,7 +131,7 @@ lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
 int mplua_rank(lua_State *L) { return mpb_get(L)->rank; }
 int mplua_size(lua_State *L) { return mpb_get(L)->size; }
 
-void mplua_set_batch(lua_State *L, int on) { mpb_get(L)->batch = on; }
+void mplua_set_batch(lua_State *L, int on) { mpb_get(L)->host.fault = on ? batch_fault : NULL; }
 
 void mplua_report(lua_State *L, int status) {
   if (status != LUA_OK) {
@@ -117,6 +162,8 @@ int mplua_run_all(lua_State *L, const char *file) {
   mplua_report(L, status);
   return status == LUA_OK ? 0 : 1;
 }
+
+void mplua_interrupt(void) { mpb_interrupt(); }
 
 int mplua_target(lua_State *L) { return mpb_get(L)->connect; }
 

@@ -56,6 +56,10 @@ int mplua_worker(lua_State *L);
 /* Batch mode: any fault in a task ends the job after the report. */
 void mplua_set_batch(lua_State *L, int on);
 
+/* Interrupt rank 0's running command on every rank, as Ctrl-C does.
+** Async-signal-safe: a host's signal handler may call it. */
+void mplua_interrupt(void);
+
 /* Close the state. On rank 0, ends every worker with `status`. Finalizes MPI
 ** if mplua_open started it. Returns status. */
 int mplua_close(lua_State *L, int status);

@@ -11,6 +11,8 @@
 */
 #include <errno.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,10 @@ int mpb_chan_init(lua_State *L, mpb_state *st, int use_mpi, int *argc, char ***a
       st->own_mpi = 1;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
+    if (st->rank != 0) { /* at once: hydra forwards Ctrl-C to every rank */
+      signal(SIGINT, SIG_IGN);
+      signal(SIGUSR1, SIG_IGN);
+    }
     MPI_Comm_size(MPI_COMM_WORLD, &st->size);
     MPI_Comm_dup(MPI_COMM_WORLD, &st->ctl);
     MPI_Comm_dup(MPI_COMM_WORLD, &st->user);
@@ -352,6 +358,18 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   }
 }
 
+/* ------------------------------------------------------------ warnings */
+void mpb_warn(lua_State *L, const char *fmt, ...) {
+  mpb_state *st = mpb_get(L);
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (st->host.warn) st->host.warn(L, msg, st->host.ud);
+  else lua_warning(L, msg, 0);
+}
+
 /* ------------------------------------------------------- abort error */
 int mpb_raise_abort(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
@@ -401,10 +419,14 @@ static void on_alarm(int sig) {
   set_hook();
 }
 
-static void on_sigint(int sig) {
-  (void)sig;
+void mpb_interrupt(void) {
   mpb_sigint = 1;
   set_hook();
+}
+
+static void on_sigint(int sig) {
+  (void)sig;
+  mpb_interrupt();
 }
 
 void mpb_hook_arm(mpb_state *st, int on) {
@@ -416,8 +438,11 @@ void mpb_hook_arm(mpb_state *st, int on) {
     sa.sa_flags = SA_RESTART;
     sa.sa_handler = on_alarm;
     sigaction(SIGALRM, &sa, NULL);
+    /* SIGUSR1 too: hydra forwards it to the ranks as often as it comes,
+    ** while a second SIGINT makes it kill the job */
     sa.sa_handler = st->rank == 0 ? on_sigint : SIG_IGN;
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGUSR1, &sa, NULL);
     installed = 1;
   }
   hook_L = on ? st->L : (st->rank == 0 ? st->L : NULL);

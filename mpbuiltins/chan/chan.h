@@ -93,6 +93,34 @@ typedef struct mpb_fault {
   char *msg;         /* malloc'ed: message and traceback */
 } mpb_fault;
 
+/* ------------------------------------------------------- host decisions */
+/* What a host decides and the library only reports (interp/ fills these;
+** with a NULL member the library does the quiet default named below). */
+typedef struct mpb_progress {
+  const char *what;  /* "mp.pool" */
+  int64_t done;
+  int64_t total;     /* -1: unknown */
+  double elapsed;    /* seconds since the start */
+  int final;         /* the last report of this run (only sent if one was before) */
+} mpb_progress;
+
+typedef struct mpb_host {
+  /* A long operation's progress, every ~0.1 s after its first second.
+  ** NULL: nothing is shown. */
+  void (*progress)(lua_State *L, const mpb_progress *p, void *ud);
+  /* A warning (e.g. messages dropped at the end of a task). NULL: Lua's own
+  ** warning system (lua_warning), which the host may have turned off. */
+  void (*warn)(lua_State *L, const char *msg, void *ud);
+  /* A task faulted; its report (a string) is on top of the stack. Returns to
+  ** let the caller raise it; may end the job instead (batch mode). NULL:
+  ** raise it. */
+  void (*fault)(lua_State *L, void *ud);
+  void *ud;
+} mpb_host;
+
+/* Report a warning through the host (or lua_warning). */
+void mpb_warn(lua_State *L, const char *fmt, ...);
+
 /* ------------------------------------------------------------- the state */
 typedef struct mpb_state {
   int use_mpi, own_mpi;
@@ -101,7 +129,7 @@ typedef struct mpb_state {
   MPI_Comm user;     /* all mp traffic (channels as tags) */
   MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
   int nfan;
-  int batch;
+  mpb_host host;
   pid_t *local_pid;  /* pid of each rank on this host, 0 elsewhere */
   int **nap_of;      /* each local rank's "napping" word (node-shared), or NULL */
   int *nap_self;
@@ -183,6 +211,9 @@ int mpb_is_abort(lua_State *L, int idx);
 /* Arm/disarm the periodic poll of long Lua computations, SIGINT handling. */
 void mpb_hook_arm(mpb_state *st, int on);
 extern volatile sig_atomic_t mpb_sigint;
+/* Interrupt rank 0's running command as Ctrl-C does (async-signal-safe: a
+** host's signal handler may call it). */
+void mpb_interrupt(void);
 
 /* ---------------------------------------------------------------- p2p.c */
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);

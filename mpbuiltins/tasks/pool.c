@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "chan/chan.h"
 #include "wire/wire.h"
@@ -92,23 +91,18 @@ static void reap(lua_State *L, leader *p, int ki, int ri) {
   p->done++;
 }
 
-static void show(leader *p, int final) {
+/* Progress goes to the host, which decides whether and how to show it. */
+static void show(lua_State *L, mpb_state *st, leader *p, int final) {
   double t = now();
-  if (!p->progress || (!final && (t - p->t0 < 1.0 || t - p->last < 0.1))) return;
+  if (!p->progress || !st->host.progress) return;
+  if (!final && (t - p->t0 < 1.0 || t - p->last < 0.1)) return;
   if (final && !p->shown) return;
   p->last = t;
   p->shown = 1;
-  double rate = p->done / (t - p->t0 > 0 ? t - p->t0 : 1);
-  int64_t total = p->total > 0 ? p->total : (p->exhausted ? p->next - 1 : -1);
-  char eta[32] = "?";
-  if (total > 0 && rate > 0) snprintf(eta, sizeof eta, "%.0fs", (double)(total - p->done) / rate);
-  if (total >= 0)
-    fprintf(stderr, "\rmp.pool: %lld/%lld done, %.0f tasks/s, ETA %s   ", (long long)p->done,
-            (long long)total, rate, eta);
-  else
-    fprintf(stderr, "\rmp.pool: %lld done, %.0f tasks/s   ", (long long)p->done, rate);
-  if (final) fputc('\n', stderr);
-  fflush(stderr);
+  mpb_progress pr = {"mp.pool", p->done,
+                     p->total > 0 ? p->total : (p->exhausted ? p->next - 1 : -1), t - p->t0,
+                     final};
+  st->host.progress(L, &pr, st->host.ud);
 }
 
 static void send_batch(lua_State *L, mpb_state *st, leader *p, int w, int k, int *inflight) {
@@ -134,7 +128,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
   lua_getfield(L, opts, "total");
   p.total = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
   lua_getfield(L, opts, "progress");
-  p.progress = (lua_isnil(L, -1) || lua_toboolean(L, -1)) && isatty(2);
+  p.progress = lua_isnil(L, -1) || lua_toboolean(L, -1);
   p.next = 1;
   p.t0 = p.last = now();
   int nw = (int)luaL_len(L, wlist);
@@ -163,7 +157,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
           reap(L, &p, base + 1, base + 3);
         }
         lua_settop(L, base);
-        show(&p, 0);
+        show(L, st, &p, 0);
         mpb_check_abort(L, st);
         continue;
       }
@@ -183,9 +177,9 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
     int before = inflight[w];
     send_batch(L, st, &p, w, batch[w], inflight);
     outstanding += inflight[w] - before;
-    show(&p, 0);
+    show(L, st, &p, 0);
   }
-  show(&p, 1);
+  show(L, st, &p, 1);
   for (int i = 1; i <= nw; i++) { /* the end: an empty message */
     lua_geti(L, wlist, i);
     int w = (int)lua_tointeger(L, -1);

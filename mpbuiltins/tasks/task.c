@@ -183,21 +183,13 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     lua_settop(L, base);
     mpb_resync(L, st);
     mpb_fault_report(L, st, fname);
-    if (st->batch) { /* batch: a fault ends the job, whoever catches it */
-      fprintf(stderr, "mplua: %s\n", lua_tostring(L, -1));
-      fflush(stderr);
-      mpb_task_exit(st, 1);
-      mpb_stop(L);
-      exit(1);
-    }
+    if (st->host.fault) st->host.fault(L, st->host.ud); /* e.g. batch mode ends the job */
     return lua_error(L);
   }
   int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
-  if (unrecv > 0) {
-    fprintf(stderr, "mp.%s: warning: %lld message%s sent during the task never received (dropped)\n",
-            fname, (long long)unrecv, unrecv == 1 ? " was" : "s were");
-    fflush(stderr);
-  }
+  if (unrecv > 0)
+    mpb_warn(L, "mp.%s: warning: %lld message%s sent during the task never received (dropped)",
+             fname, (long long)unrecv, unrecv == 1 ? " was" : "s were");
   lua_remove(L, base + 1); /* the message handler */
   return lua_gettop(L) - base;
 }
