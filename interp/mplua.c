@@ -11,7 +11,8 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "adlib/lad.h"
-#include "chan/chan.h"
+#include "mp.h"
+#include "tasks/tasks.h"
 #include "mplua.h"
 
 static const char *progname = "mplua";
@@ -79,7 +80,9 @@ static int open_all(lua_State *L) {
   int *argc = lua_touserdata(L, 2);
   char ***argv = lua_touserdata(L, 3);
   luaL_openlibs(L);
-  if (!mpb_start(L, use_mpi, argc, argv)) return luaL_error(L, "cannot start MPI");
+  char err[MPB_ERRLEN];
+  if (!mpb_start(L, use_mpi, argc, argv, err, sizeof err))
+    return luaL_error(L, "cannot start the runtime: %s", err);
   luaL_requiref(L, "mp", luaopen_mp, 1);
   luaL_requiref(L, "ad", luaopen_ad, 1);
   lua_pop(L, 2);

@@ -1,67 +1,26 @@
 /*
-** The `mp` module: the runtime's life cycle and luaopen_mp, which walks the
-** registration functions of the mpbuiltins/ files (as linit.c does).
+** The `mp` module: luaopen_mp walks the openers of the wings, bottom up, as
+** linit.c walks the standard libraries. Each opener adds its functions to
+** the module table on top of the stack (and may register handlers with the
+** layers below it).
 */
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
 #include "array/array.h"
-#include "chan/chan.h"
+#include "coll/coll.h"
+#include "map/map_int.h"
+#include "mp.h"
+#include "p2p/p2p.h"
+#include "tasks/tasks.h"
 
-static const char STATE_KEY[] = "mp.state";
-
-/* The state lives in the registry (its __gc finalizes MPI); a pointer to it
-** sits in the lua_State's extra space, copied into every coroutine, so the
-** hot path finds it without a lookup. */
-mpb_state *mpb_get(lua_State *L) {
-  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
-  if (!st) luaL_error(L, "mp: the runtime is not started (mplua_open)");
-  return st;
-}
-
-static int state_gc(lua_State *L) {
-  mpb_state *st = lua_touserdata(L, 1);
-  if (st->inbox) mpb_chan_close(st);
-  return 0;
-}
-
-mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv) {
-  mpb_state *st = lua_newuserdatauv(L, sizeof *st, 0);
-  memset(st, 0, sizeof *st); /* inert: __gc does nothing until inbox exists */
-  lua_newtable(L);
-  lua_pushcfunction(L, state_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
-  *(mpb_state **)lua_getextraspace(L) = st;
-  if (mpb_chan_init(L, st, use_mpi, argc, argv) != 0) return NULL;
-  mpb_adopt_init(L, st);
-  mpb_hook_arm(st, 0);
-  return st;
-}
-
-void mpb_stop(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  if (st->inbox) mpb_chan_close(st);
-}
-
+/* mp.wtime(): seconds of the runtime's one monotonic clock. */
 static int wtime(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  if (st->use_mpi) {
-    lua_pushnumber(L, MPI_Wtime());
-  } else {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    lua_pushnumber(L, (double)t.tv_sec + 1e-9 * (double)t.tv_nsec);
-  }
+  lua_pushnumber(L, mpb_now());
   return 1;
 }
 
 /* mp.stats(): counters for tests and the curious. */
 static int stats(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 6);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
   lua_pushinteger(L, st->dropped);
@@ -77,9 +36,8 @@ static int stats(lua_State *L) {
   return 1;
 }
 
-int luaopen_mp(lua_State *L) {
+static void open_basics(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_newtable(L);
   lua_pushinteger(L, st->rank);
   lua_setfield(L, -2, "rank");
   lua_pushinteger(L, st->size);
@@ -88,14 +46,19 @@ int luaopen_mp(lua_State *L) {
   lua_setfield(L, -2, "wtime");
   lua_pushcfunction(L, stats);
   lua_setfield(L, -2, "stats");
-  mpb_open_p2p(L);
-  mpb_open_task(L);
-  mpb_open_abort(L);
-  mpb_open_connect(L);
-  mpb_open_array(L);
-  mpb_open_comm(L);
-  mpb_open_request(L);
-  mpb_open_pool(L);
-  mpb_open_map(L);
+}
+
+static void (*const openers[])(lua_State *L) = {
+    open_basics,      mpb_open_array,   /* array/ */
+    mpb_open_comm,    mpb_open_p2p,     mpb_open_request, /* p2p/ */
+    mpb_open_coll,                      /* coll/ */
+    mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, /* tasks/ */
+    mpb_open_map,                       /* map/ */
+};
+
+int luaopen_mp(lua_State *L) {
+  mpb_get(L); /* the runtime must be started */
+  lua_newtable(L);
+  for (size_t i = 0; i < sizeof openers / sizeof openers[0]; i++) openers[i](L);
   return 1;
 }

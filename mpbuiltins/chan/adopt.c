@@ -70,15 +70,17 @@ void *mpb_adopt_block(mpb_state *st, size_t len) {
   return malloc(st->stroff + len + 1);
 }
 
-typedef struct { mpb_state *st; mpb_adopt *a; size_t base; } hook_ud;
+typedef struct { mpb_state *st; mpb_msg *m; size_t base; } hook_ud;
 
 static int adopt_hook(lua_State *L, void *ud, size_t pos, size_t len) {
   hook_ud *h = ud;
-  mpb_adopt *a = h->a;
-  for (int i = 0; i < a->n; i++) {
-    if (a->s[i].block && a->s[i].pos == pos + h->base && a->s[i].len == len) {
+  mpb_msg *m = h->m;
+  for (int i = 0; i < m->nparts; i++) {
+    mpb_part *q = &m->parts[i];
+    if (q->block && q->pos == pos + h->base && q->len == len) {
       mpb_state *st = h->st;
-      char *block = a->s[i].block;
+      char *block = q->block;
+      q->block = NULL; /* Lua's now (or freed below) */
       A.donate = block;
       A.size = st->stroff + len + 1;
       lua_pushlstring(L, block + st->stroff, len);
@@ -86,7 +88,6 @@ static int adopt_hook(lua_State *L, void *ud, size_t pos, size_t len) {
         A.donate = NULL;
         free(block);
       }
-      a->s[i].block = NULL;
       return 1;
     }
   }
@@ -95,11 +96,13 @@ static int adopt_hook(lua_State *L, void *ud, size_t pos, size_t len) {
 
 int mpb_adopt_decode(lua_State *L, mpb_state *st, mpb_msg *m, const char *body, size_t len,
                      int owner, char *err, size_t errlen) {
-  hook_ud h = {st, m->adopt, (size_t)(body - m->buf)};
+  hook_ud h = {st, m, (size_t)(body - m->buf)};
   void *old_ud;
   mpb_wire_strhook old = mpb_wire_get_strhook(&old_ud); /* a nested decode (a __gc
                                                            handler receiving) keeps its own */
-  mpb_wire_set_strhook(m->adopt ? adopt_hook : NULL, &h);
+  int blocks = 0;
+  for (int i = 0; i < m->nparts && !blocks; i++) blocks = m->parts[i].block != NULL;
+  mpb_wire_set_strhook(blocks ? adopt_hook : NULL, &h);
   int n = mpb_wire_decode(L, body, len, owner, err, errlen);
   mpb_wire_set_strhook(old, old_ud);
   return n;

@@ -1,18 +1,24 @@
 /*
-** What the mpbuiltins/ files share: the per-state runtime (one per lua_State,
-** so one per rank), the control channel, the one wait, user-message inboxes.
-** Nothing here knows about a prompt.
+** chan/: the runtime's channel layer (DESIGN.md sections 3, 4 and 6). The
+** per-state runtime (one per lua_State, so one per rank), the one wait, the
+** control channel and its handler table, message framing (headers, parts),
+** the mailbox of received user messages, and the one type that owns a
+** received message. Nothing here names a layer above it: p2p/, coll/,
+** tasks/ and map/ plug in through the handler table and the arrival hook,
+** and the host through mpb_host.
 */
-#ifndef MPB_H
-#define MPB_H
+#ifndef MPB_CHAN_H
+#define MPB_CHAN_H
 
 #include <mpi.h>
 #include <signal.h>
-#include <sys/types.h>
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 #include "lua.h"
 #include "lauxlib.h"
+
+struct mpb_wbuf;
 
 /* ---------------------------------------------------------------- limits */
 #define MPB_NFAN_DEFAULT 16
@@ -21,77 +27,78 @@
 
 /* User-comm channels (the MPI tag). Only MPB_CH_USER is visible to mp.recv. */
 enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL,
-       MPB_CH_CUSER,   /* send/recv on sub-communicators (comm.c) */
-       MPB_CH_POOL,    /* mp.pool hand-out and results (pool.c) */
-       MPB_CH_MAP,     /* mp.mapper data, parameters and results (map.c) */
+       MPB_CH_CUSER,   /* send/recv on sub-communicators */
+       MPB_CH_POOL,    /* mp.pool hand-out and results */
+       MPB_CH_MAP,     /* mp.mapper data, parameters and results */
        MPB_NCHAN };
 
-/* Header flag: the message's large segments follow as separate messages. */
-#define MPB_UF_SPLIT 0x80000000u
-
-/* Control-channel message kinds (the MPI tag on the control communicator). */
-enum {
-  MPB_CTL_CMD = 1,   /* leader -> staff (tree): start a task */
-  MPB_CTL_DONE,      /* staff -> boss (tree): my subtree finished */
-  MPB_CTL_FAULT,     /* any -> 0: I raised an error */
-  MPB_CTL_ABORT,     /* 0 -> every worker: stop the task */
-  MPB_CTL_EXIT,      /* leader -> staff (tree): end the process */
-  MPB_CTL_OUT        /* connected rank -> 0: text for the prompt */
-};
-
-/* Task operations carried by a CMD. */
-enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TASK_LINE };
+/* Control-channel message kinds (the MPI tag on the control communicator);
+** what each means is decided by the layer that handles it (tasks/). */
+enum { MPB_CTL_CMD = 1, MPB_CTL_DONE, MPB_CTL_FAULT, MPB_CTL_ABORT, MPB_CTL_EXIT,
+       MPB_CTL_OUT, MPB_NCTL };
 
 /* Every user message starts with this header; the body is wire-encoded. */
 typedef struct mpb_uhdr {
   int64_t task;      /* task number it was sent in */
   uint32_t comm;     /* communicator id (0 = world) */
-  uint32_t flags;
+  uint32_t flags;    /* MPB_UF_USER bits: the sender's layer (e.g. collective kind) */
+  uint32_t seq;      /* the sender's layer: e.g. the collective's number on comm */
+  int32_t aux;       /* the sender's layer: e.g. the collective's root */
 } mpb_uhdr;
+#define MPB_UF_USER 0x0000ffffu
+#define MPB_UF_SPLIT 0x80000000u /* framing: parts follow (send.c) */
 
 /* Every control message starts with this header. */
 typedef struct mpb_chdr {
   int64_t task;
   int32_t kind;
-  int32_t arg;       /* CMD: op; DONE: unused; EXIT: status */
-  int64_t value;     /* CMD: nfan; DONE: unreceived user messages in subtree */
+  int32_t arg;       /* CMD: op; EXIT: status */
+  int64_t value;     /* CMD: fan-out; DONE: unreceived user messages in subtree */
 } mpb_chdr;
 
-/* A received message (user or control): header and body in one malloc'ed block. */
-/* Long strings of a message received in parts, each in a block laid out as
-** a Lua string so that Lua adopts it instead of copying (see adopt.c). */
-typedef struct mpb_adopt {
-  int n;
-  struct { size_t pos, len; void *block; } s[];
-} mpb_adopt;
+struct mpb_state;
 
+/* ------------------------------------------------------------ messages */
+/* Where a part of a message received in parts landed: in buf at pos, or,
+** for a long string, in a block of its own that Lua may adopt (adopt.c). */
+typedef struct mpb_part {
+  size_t pos, len;
+  void *block;       /* or NULL */
+} mpb_part;
+
+/* A received message (user or control): header and body in one block. */
 typedef struct mpb_msg {
   struct mpb_msg *next;
-  mpb_adopt *adopt;  /* or NULL */
   uint64_t seq;      /* arrival order */
-  int src;           /* world rank */
-  int chan;          /* channel or control kind */
-  size_t len;        /* bytes in buf */
+  int src;           /* rank in the runtime's communicator */
+  int chan;          /* channel, or control kind */
+  int nparts;
+  mpb_part *parts;   /* received in parts: where they landed (owned) */
+  size_t lost;       /* > 0: a message of that many bytes could not be received */
+  size_t len;        /* bytes in buf (holes where parts sit in blocks) */
   char buf[];        /* header then body */
 } mpb_msg;
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
-/* A send in flight; buf freed when the request completes. */
-typedef struct mpb_send {
-  struct mpb_send *next;
-  MPI_Request req;
-  size_t len;
-  char *buf;         /* malloc'ed, or NULL when ref anchors the data */
-  int ref;           /* registry ref keeping zero-copy data alive, or LUA_NOREF */
-  int dst;
-  uint64_t id;
-} mpb_send;
-
-typedef struct mpb_fault {
-  int rank;          /* -1: none */
-  char *msg;         /* malloc'ed: message and traceback */
-} mpb_fault;
+/* msg.c. NULL when out of memory. */
+mpb_msg *mpb_msg_new(size_t len);
+/* Free a message and whatever parts it still owns (NULL is fine). */
+void mpb_msg_free(mpb_msg *m);
+void mpb_queue_push(mpb_queue *q, mpb_msg *m);
+mpb_msg *mpb_queue_pop(mpb_queue *q);
+void mpb_queue_clear(mpb_queue *q);
+/* The user header of m / its flags. */
+mpb_uhdr mpb_msg_hdr(const mpb_msg *m);
+/* Push a userdata ("mp.Msg") that owns m from now on (freed by the GC, or
+** at once by mpb_msg_release); returns it, inert when m is NULL. */
+mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m);
+/* Free the message held by the "mp.Msg" at idx now (big buffers should not
+** wait for the GC). */
+void mpb_msg_release(lua_State *L, int idx);
+/* Push the values of m (taking it); returns their count. Raises, naming
+** fname and the sender, when m is malformed or was lost. */
+int mpb_push_msg(lua_State *L, struct mpb_state *st, mpb_msg *m, const char *fname);
 
 /* ------------------------------------------------------- host decisions */
 /* What a host decides and the library only reports (interp/ fills these;
@@ -121,22 +128,36 @@ typedef struct mpb_host {
 /* Report a warning through the host (or lua_warning). */
 void mpb_warn(lua_State *L, const char *fmt, ...);
 
-/* ------------------------------------------------------------- the state */
+/* --------------------------------------------------------------- state */
+struct mpb_state;
+/* A control-message handler (ctl.c): takes ownership of m. */
+typedef void (*mpb_ctl_fn)(struct mpb_state *st, mpb_msg *m, const mpb_chdr *h);
+/* The arrival hook (a layer above may take a user message before it is
+** queued: posted irecvs). Returns 1 when it took m. */
+typedef int (*mpb_arrival_fn)(struct mpb_state *st, mpb_msg *m);
+
+typedef struct mpb_sendrec mpb_sendrec; /* a send in flight (send.c) */
+typedef struct mpb_arrival mpb_arrival; /* a receive in flight (arrive.c) */
+typedef struct mpb_wakeup mpb_wakeup; /* naps and wake-ups (wake.c) */
+
+typedef struct mpb_fault {
+  int rank;          /* -1: none */
+  char *msg;         /* malloc'ed: message and traceback */
+} mpb_fault;
+
 typedef struct mpb_state {
   int use_mpi, own_mpi;
   int rank, size;
+  MPI_Comm base;     /* the host's communicator (MPI_COMM_WORLD by default) */
   MPI_Comm ctl;      /* commands and the abort protocol */
-  MPI_Comm user;     /* all mp traffic (channels as tags) */
+  MPI_Comm user;     /* all mp messages (channels as tags) */
+  MPI_Comm bulk;     /* the parts of messages sent in parts (never probed) */
   MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
   int nfan;
   mpb_host host;
-  pid_t *local_pid;  /* pid of each rank on this host, 0 elsewhere */
-  int **nap_of;      /* each local rank's "napping" word (node-shared), or NULL */
-  int *nap_self;
-  MPI_Comm node;     /* the ranks of this host */
-  MPI_Win napwin;
-  int all_local;     /* every rank on this host */
+  mpb_wakeup *wake;
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
+  int optimal;       /* in-place parts and string adoption (MPLUA_OPTIMAL_PATH) */
 
   /* task */
   int64_t task;      /* number of the current or last task */
@@ -144,8 +165,6 @@ typedef struct mpb_state {
   int aborting;      /* told to stop the current task */
   int64_t abort_task;/* last task an ABORT was received for (workers) */
   int faulted;       /* this rank raised an error in the current task */
-  int exit_now;      /* EXIT received */
-  int exit_status;
 
   /* rank 0: faults of the current task */
   mpb_fault first;
@@ -154,141 +173,187 @@ typedef struct mpb_state {
   int nself;         /* ranks that faulted on their own in the last abort */
   int64_t naborts;
   int done_count;    /* DONE messages received for the current task */
-  int64_t unrecv;    /* unreceived user messages reported by staff */
+  int64_t unrecv;    /* unreceived user messages reported by the subtree */
+
+  /* control */
+  mpb_ctl_fn ctl_handler[MPB_NCTL];
+  mpb_queue cmdq;    /* control messages the default handler keeps */
+  mpb_sendrec *csends;  /* control sends in flight */
 
   /* user traffic */
   mpb_queue *inbox;  /* [MPB_NCHAN * size] */
   uint64_t seq;      /* arrival counter */
   uint64_t user_arrivals;
-  int64_t *sent_to, *recvd_from;  /* since the last resync, all channels */
-  int64_t user_sent, user_taken;  /* MPB_CH_USER in the current task */
+  mpb_arrival_fn on_arrival;
+  struct mpb_req *posted; /* the arrival hook's own list (p2p/request.c) */
+  /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
+  void (*on_interrupt)(struct mpb_state *st);
+  int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
+  int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER in the current task */
   int64_t dropped;   /* stale user messages dropped */
   uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */
-  mpb_send *sends;   /* user sends in flight */
+  mpb_sendrec *sends;   /* user sends in flight */
   uint64_t send_ids;
   size_t send_bytes;
-  mpb_send *csends;  /* control sends in flight */
-  mpb_queue cmdq;    /* control messages waiting for the idle loop */
+  uint32_t *part_tag;/* [size]: next tag of a message in parts to each rank */
+  uint32_t comm_ids; /* communicator ids used in task comm_ids_task (p2p/comm.c) */
+  int64_t comm_ids_task;
+  int tag_ub;
+  mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
+  int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
+  uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
   int wbusy;         /* it holds a message not yet handed to MPI */
-  void *wscratch;    /* that buffer */
+  struct mpb_wbuf *wscratch;
   char rbuf[4096];   /* small received bodies are decoded from here */
-  size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
   int rbusy;
-  struct mpb_req *posted; /* irecv requests waiting for a message (request.c) */
+  size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
+  char mpi_err[MPB_ERRLEN]; /* an MPI failure met where nothing could raise */
   lua_State *L;      /* main thread */
 } mpb_state;
 
-/* The state of L (stored in the registry); raises if mp is not open. */
+/* ------------------------------------------------------------- state.c */
+/* The state of L; raises if mp is not open. */
 mpb_state *mpb_get(lua_State *L);
+/* Start/stop the runtime for L (the embedding API calls these before
+** luaopen_mp). mpb_start pushes nothing; returns NULL with a message in
+** err on failure (every rank fails together). */
+mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *err,
+                     size_t errlen);
+void mpb_stop(lua_State *L);
+/* The one monotonic clock, in seconds. */
+double mpb_now(void);
+/* "[rank r/n] " prefix of every runtime error. */
+#define MPB_RANKFMT "[rank %d/%d]"
+/* Raise "mp.fname: [rank r/n] what: <MPI's error string>" for rc. */
+int mpb_mpi_raise(lua_State *L, mpb_state *st, int rc, const char *fname, const char *what);
+/* Record an MPI failure met where nothing can raise (raised by the next
+** wait); returns rc. */
+int mpb_mpi_note(mpb_state *st, int rc, const char *what);
+/* A failure the runtime cannot recover from (the control channel): print
+** and end the job. */
+void mpb_fatal(mpb_state *st, const char *fmt, ...);
 
-/* --------------------------------------------------------------- chan.c */
-int mpb_chan_init(lua_State *L, mpb_state *st, int use_mpi, int *argc, char ***argv);
-void mpb_chan_close(mpb_state *st);
-/* Send a control message (copied). */
+/* -------------------------------------------------------------- ctl.c */
+/* Send a control message (body copied); wakes the receiver if it naps. */
 void mpb_ctl_send(mpb_state *st, int dst, int kind, int64_t task, int32_t arg,
                   int64_t value, const void *body, size_t len);
+/* Handle control messages of this kind with fn (NULL: keep them in cmdq). */
+void mpb_ctl_on(mpb_state *st, int kind, mpb_ctl_fn fn);
+/* Dispatch a received control message (arrive.c). */
+void mpb_ctl_dispatch(mpb_state *st, mpb_msg *m);
+
+/* ------------------------------------------------------------ arrive.c */
 /* Receive what has arrived: control messages are dispatched, user messages
-** queued. Returns the number of events (arrivals, completed sends). */
+** go to the mailbox, parts to their messages; sends are progressed.
+** Returns the number of events. */
 int mpb_poll(mpb_state *st);
 /* The same, looking at the control channel only when ctl is non-zero. */
 int mpb_poll_ctl(mpb_state *st, int ctl);
+/* Nothing is being received (no message in parts half way). */
+int mpb_arrivals_idle(const mpb_state *st);
+void mpb_arrivals_free(mpb_state *st);
 
-/* The one wait: returns when ready(L, ud) is true. Progresses all traffic,
-** watches the control channel, backs off to sleeping. Unless flags has
-** MPB_WAIT_NOABORT, raises the abort error when the task is being stopped,
-** and "interrupted" on rank 0 after SIGINT. */
-typedef int (*mpb_ready)(mpb_state *st, void *ud);
-#define MPB_WAIT_NOABORT 1
-#define MPB_WAIT_CTL 2     /* waiting mostly for control messages */
-#define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
-void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
-/* Raise the abort error / check for abort or interrupt and raise. */
-int mpb_raise_abort(lua_State *L);
-void mpb_check_abort(lua_State *L, mpb_state *st);
-/* Is v the abort error? */
-int mpb_is_abort(lua_State *L, int idx);
-/* Arm/disarm the periodic poll of long Lua computations, SIGINT handling. */
-void mpb_hook_arm(mpb_state *st, int on);
-extern volatile sig_atomic_t mpb_sigint;
-/* Interrupt rank 0's running command as Ctrl-C does (async-signal-safe: a
-** host's signal handler may call it). */
-void mpb_interrupt(void);
-
-/* ---------------------------------------------------------------- p2p.c */
-void mpb_queue_push(mpb_queue *q, mpb_msg *m);
-mpb_msg *mpb_queue_pop(mpb_queue *q);
-void mpb_queue_clear(mpb_queue *q);
-/* Free a message and whatever long strings it still owns. */
-void mpb_msg_free(mpb_msg *m);
+/* ----------------------------------------------------------- mailbox.c */
 mpb_queue *mpb_inbox(mpb_state *st, int chan, int src);
-/* Encode values first..first+n-1 into a fresh message with a user header;
-** raises "bad argument #arg to 'fname' (...)" on unserializable values.
-** Leaves the buffer userdata on the stack and returns it. */
-struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
-                                int arg, size_t hdrlen);
-/* b's bytes have been handed over: the reusable buffer is free again. */
-void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
-/* Send the message in b (header filled here) to world rank dst on chan; when
-** last, b's bytes are taken instead of copied. b's userdata must be on top. */
-void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,
-                   struct mpb_wbuf *b, int last);
-/* The same with the header's communicator id and flags (sub-communicators,
-** collectives). */
-void mpb_user_send_hdr(lua_State *L, mpb_state *st, int dst, int chan,
-                       struct mpb_wbuf *b, int last, uint32_t comm, uint32_t flags);
-/* The same without waiting for zero-copy parts (nonblocking sends): the MPI
-** sends made are those with ids ids[0]..ids[1] (none when ids[0] > ids[1]);
-** they anchor the arrays and strings they read until they complete. */
-void mpb_user_isend_hdr(lua_State *L, mpb_state *st, int dst, int chan,
-                        struct mpb_wbuf *b, int last, uint32_t comm, uint32_t flags,
-                        uint64_t ids[2]);
-/* Ready function: no send with an id in ((uint64_t *)ud)[0..1] is in flight. */
-int mpb_sends_gone(mpb_state *st, void *ud);
-/* Send len bytes (header first) to dst on chan; takes buf when own. */
-void mpb_user_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf,
-                         size_t len, int own);
-/* Wait for the oldest message on chan from src (-1: any) and take it. */
-mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src,
-                       const char *fname);
-/* Push the values of m (taking ownership of m); returns their count. */
-int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname);
-/* Reassemble a message sent in parts (MPB_UF_SPLIT): receives the parts
-** straight into place. Takes m, returns the whole message. */
-mpb_msg *mpb_user_unsplit(mpb_state *st, mpb_msg *m);
 /* Queue an arrived user message, or drop it if it is stale. */
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
 /* Forget queued messages of earlier tasks (task start) / all (resync). */
 void mpb_inbox_clear(mpb_state *st, int all);
-void mpb_check_rank(lua_State *L, mpb_state *st, int arg, lua_Integer r,
-                    const char *fname);
-void mpb_check_task(lua_State *L, mpb_state *st, const char *fname);
+/* Wait for the oldest message on chan from src (-1: any) and take it. */
+mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname);
+
+/* -------------------------------------------------------------- send.c */
+/* Encode values first..first+n-1 into the reusable buffer, after hdrlen
+** bytes of header room; raises "bad argument #arg to 'mp.fname' (...)" on
+** unserializable values (arg 0: no argument number). Leaves the buffer's
+** userdata on the stack. */
+struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
+                                int arg, size_t hdrlen);
+/* b's bytes have been handed over: the reusable buffer is free again. */
+void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
+/* Send the message in b to rank dst on chan, with the header h (its task is
+** set here; NULL: world, no flags). Large arrays and strings go as parts,
+** in place. ids NULL: return when MPI is done with those parts (the caller
+** may then write its arrays); else the range of sends made goes to ids
+** (ids[0] > ids[1]: none) and they anchor what they read. When last, b's
+** bytes may be taken rather than copied. b's userdata must be on top. */
+void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
+              const mpb_uhdr *h, uint64_t ids[2]);
+static inline void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,
+                                 struct mpb_wbuf *b, int last) {
+  mpb_send(L, st, dst, chan, b, last, NULL, NULL);
+}
+/* Send len bytes (a whole message, header first); takes buf (malloc'ed) when
+** own, else copies it. */
+void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, size_t len,
+                    int own);
+/* Send a received message on to dst unchanged, its parts in place (no copy);
+** the sends made go to ids, as mpb_send's. m must outlive them: wait with
+** mpb_sends_gone before freeing or decoding it. */
+void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int chan,
+                     uint64_t ids[2]);
+/* Ready functions: no send with an id in ((uint64_t *)ud)[0..1] is in flight /
+** no user send at all. */
+int mpb_sends_gone(mpb_state *st, void *ud);
 int mpb_sends_done(mpb_state *st, void *ud);
+/* Progress sends in flight; returns how many completed. */
+int mpb_sends_progress(mpb_state *st);
+/* Free the records of every send (shutdown). */
+void mpb_sends_free(mpb_state *st);
 
-/* --------------------------------------------------------------- task.c */
-/* lua.c's message handler: adds a traceback; passes the abort error as is. */
-int mpb_msgh(lua_State *L);
-/* The staff of rank r in the fan-out tree: ranks first..last (none if first > last). */
-void mpb_staff(const mpb_state *st, int r, int *first, int *last);
-/* Rank 0: run a task on every rank: op with its wire-encoded arguments at the
-** top n stack slots; leaves rank 0's results; raises the report on a fault. */
-int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname);
-/* Workers: the idle loop; returns the exit status rank 0 sent. */
-int mpb_worker_loop(lua_State *L, mpb_state *st);
-/* Rank 0: tell every worker to exit. */
-void mpb_task_exit(mpb_state *st, int status);
+/* -------------------------------------------------------------- wait.c */
+/* The one wait: returns when ready(st, ud) is true. Progresses all traffic,
+** watches the control channel, backs off to sleeping. Unless flags has
+** MPB_WAIT_NOABORT, raises the abort error when the task is being stopped,
+** and "interrupted!" on rank 0 after SIGINT. */
+typedef int (*mpb_ready)(mpb_state *st, void *ud);
+#define MPB_WAIT_NOABORT 1
+#define MPB_WAIT_CTL 2     /* waiting for control messages only */
+#define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
+void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
+/* The same without Lua (shutdown): gives up after timeout seconds; returns
+** whether ready became true. */
+int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout);
+/* Raise the abort error / check for abort, interrupt or a noted MPI failure,
+** and raise. */
+int mpb_raise_abort(lua_State *L);
+void mpb_check_abort(lua_State *L, mpb_state *st);
+/* Is the value at idx the abort error? */
+int mpb_is_abort(lua_State *L, int idx);
+/* Create the abort error (state.c, at start). */
+void mpb_abort_error_init(lua_State *L);
 
-/* -------------------------------------------------------------- abort.c */
-/* Bring every rank back to a clean, synchronized state after task T faulted. */
-void mpb_resync(lua_State *L, mpb_state *st);
-/* Rank 0: record a fault (first one wins); takes msg (copied). */
-void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
-/* Rank 0: start the abort of the current task. */
-void mpb_abort_begin(mpb_state *st);
-/* Rank 0: push the error report of the last abort. */
-void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
+/* -------------------------------------------------------------- wake.c */
+/* Learn the ranks of this host, publish nap flags and a wake-up address.
+** Collective over st->base. Returns 0, or -1 (message in err). */
+int mpb_wake_init(mpb_state *st, char *err, size_t errlen);
+void mpb_wake_close(mpb_state *st);
+/* Sleep up to ns nanoseconds unless woken (a message for us was sent, or a
+** signal came); ready is checked once more after saying we nap. Returns 1
+** if ready was true. */
+int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl);
+/* A control (ctl) or user message was just sent to dst: wake it if it naps. */
+void mpb_wake(mpb_state *st, int dst, int ctl);
+/* Every rank of the job is on this host / this host has more ranks than cores. */
+int mpb_all_local(const mpb_state *st);
+int mpb_oversubscribed(const mpb_state *st);
 
-/* -------------------------------------------------------------- adopt.c */
+/* -------------------------------------------------------------- hook.c */
+/* Arm/disarm the periodic poll of long Lua computations (every thread that
+** runs Lua: coroutines included), SIGINT handling on rank 0. */
+void mpb_hook_arm(mpb_state *st, int on);
+/* Install the signal handlers and the coroutine wrappers (start-up). */
+void mpb_hook_init(lua_State *L, mpb_state *st);
+void mpb_hook_close(mpb_state *st);
+extern volatile sig_atomic_t mpb_sigint;
+/* Interrupt rank 0's running command as Ctrl-C does (async-signal-safe: a
+** host's signal handler may call it). */
+void mpb_interrupt(void);
+/* Consume a pending interrupt (rank 0) and raise "interrupted!". */
+void mpb_check_interrupt(lua_State *L, mpb_state *st);
+
+/* ------------------------------------------------------------- adopt.c */
 /* Wrap L's allocator so received long strings can be adopted (when L uses
 ** the standard allocator); learns the layout of a Lua string. */
 void mpb_adopt_init(lua_State *L, mpb_state *st);
@@ -299,26 +364,5 @@ void *mpb_adopt_block(mpb_state *st, size_t len);
 /* Decode m's body with its adoptable strings (wire decode hook). */
 int mpb_adopt_decode(lua_State *L, mpb_state *st, mpb_msg *m, const char *body, size_t len,
                      int owner, char *err, size_t errlen);
-
-/* ---------------------------------------------------- registration lists */
-void mpb_open_p2p(lua_State *L);
-void mpb_open_task(lua_State *L);
-void mpb_open_abort(lua_State *L);
-void mpb_open_comm(lua_State *L);    /* comm.c, coll.c */
-void mpb_open_request(lua_State *L); /* request.c */
-/* request.c: give an arrived user message to the oldest posted irecv it
-** matches (returns 1: taken), else 0 (it goes to its inbox). */
-int mpb_req_arrived(mpb_state *st, mpb_msg *m);
-void mpb_open_pool(lua_State *L);    /* pool.c */
-void mpb_open_map(lua_State *L);     /* map.c */
-void mpb_open_connect(lua_State *L);
-/* The task body of a connected chunk (connect.c). */
-int mpb_remote_body(lua_State *L);
-
-/* luaopen_mp: the module (mp.c). */
-int luaopen_mp(lua_State *L);
-/* Start/stop the runtime for L (called by the embedding API before luaopen). */
-mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv);
-void mpb_stop(lua_State *L);
 
 #endif

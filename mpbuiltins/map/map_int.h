@@ -2,7 +2,7 @@
 #ifndef MPB_MAP_INT_H
 #define MPB_MAP_INT_H
 
-#include "chan/chan.h"
+#include "tasks/tasks.h"
 #include "ad_tape.h"
 
 /* Rank r's jobs out of n: the contiguous, balanced block lo..hi (none when
@@ -72,5 +72,8 @@ size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, const c
 void mpb_map_check_data(lua_State *L, int idx, int arg, int snapshot);
 /* Are the values at a and b deeply equal (functions in them are not compared)? */
 int mpb_map_same(lua_State *L, int a, int b);
+
+/* map.c: mp.mapper, mp.map_rect, mp.map. */
+void mpb_open_map(lua_State *L);
 
 #endif

@@ -11,7 +11,7 @@
 ** - irecv is matched like an MPI posted receive: at posting, to the oldest
 **   queued message it accepts; otherwise it joins st->posted (posting order)
 **   and the first posted irecv that accepts an arriving message takes it
-**   (mpb_req_arrived). Irecvs posted earlier thus get earlier messages, and
+**   (req_arrived). Irecvs posted earlier thus get earlier messages, and
 **   a message taken by an irecv is no longer seen by recv or probe.
 ** A request belongs to the task that made it: using it in another task, or
 ** after the abort of its own, is an error, never a hang. Completing it (wait,
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p2p/comm.h"
+#include "p2p/p2p.h"
 #include "wire/wire.h"
 
 #define REQ_MT "mp.Request"
@@ -76,11 +76,10 @@ static void unpost(mpb_state *st, mpb_req *r) {
   r->posted = 0;
 }
 
-int mpb_req_arrived(mpb_state *st, mpb_msg *m) {
+static int req_arrived(mpb_state *st, mpb_msg *m) {
   if (!st->in_task || st->aborting || (m->chan != MPB_CH_USER && m->chan != MPB_CH_CUSER))
     return 0;
-  mpb_uhdr h;
-  memcpy(&h, m->buf, sizeof h);
+  mpb_uhdr h = mpb_msg_hdr(m);
   mpb_req *r = st->posted;
   while (r) {
     mpb_req *next = r->next == st->posted ? NULL : r->next;
@@ -201,15 +200,14 @@ static int c_isend(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_comm *c = mpb_comm_check(L, st, 1, "isend");
   int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c), list = lua_istable(L, 2);
-  lua_Integer nd = mpb_comm_dests(L, st, c, "isend");
+  lua_Integer nd = mpb_comm_dests(L, st, c, 2, 1, "isend");
   mpb_req *q = req_new(L, st, 1);
   int qidx = lua_gettop(L);
   mpb_wbuf *b = mpb_encode_msg(L, 3, n, "isend", 2, sizeof(mpb_uhdr));
   uint64_t lo = 0, hi = 0;
   for (lua_Integer i = 1; i <= nd; i++) {
     uint64_t ids[2];
-    int r = mpb_comm_dest(L, i);
-    mpb_user_isend_hdr(L, st, c->ranks[r], chan, b, i == nd, c->id, 0, ids);
+    mpb_comm_send(L, st, c, mpb_comm_dest(L, 2, i), chan, b, i == nd, ids);
     st->user_sent++;
     if (i == 1) lo = ids[0];
     hi = ids[1];
@@ -383,6 +381,7 @@ static int waitany(lua_State *L) {
 /* ------------------------------------------------------------ register */
 void mpb_open_request(lua_State *L) {
   int mpt = lua_gettop(L);
+  mpb_get(L)->on_arrival = req_arrived;
   static const luaL_Reg methods[] = {{"wait", r_wait}, {"test", r_test}, {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"wait", r_wait}, {"test", r_test}, {"waitall", waitall},
                                    {"waitany", waitany}, {NULL, NULL}};

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan/chan.h"
+#include "tasks/tasks.h"
 
 void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
   if (st->first.rank >= 0) return;
@@ -45,9 +45,9 @@ static int abort_received(mpb_state *st, void *ud) {
 }
 
 static int req_done(mpb_state *st, void *ud) {
-  (void)st;
   int flag = 0;
-  MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE);
+  if (MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+    mpb_fatal(st, "the abort protocol failed");
   return flag;
 }
 
@@ -55,7 +55,7 @@ static int drained(mpb_state *st, void *ud) {
   const int64_t *expect = ud;
   for (int p = 0; p < st->size; p++)
     if (st->recvd_from[p] < expect[p]) return 0;
-  return st->sends == NULL && st->nfault_msgs >= st->nfault_expect;
+  return st->sends == NULL && mpb_arrivals_idle(st) && st->nfault_msgs >= st->nfault_expect;
 }
 
 static void wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
@@ -77,16 +77,14 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     size_t n = (size_t)st->size;
     int64_t *out = malloc(4 * n * sizeof *out), *in = out + 2 * n, *expect = out;
-    if (!out) {
-      fprintf(stderr, "mplua: [rank %d] out of memory in the abort protocol\n", st->rank);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (!out) mpb_fatal(st, "out of memory in the abort protocol");
     for (size_t p = 0; p < n; p++) {
       out[2 * p] = st->sent_to[p];
       out[2 * p + 1] = st->faulted;
     }
     MPI_Request req;
-    MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req);
+    if (MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req) != MPI_SUCCESS)
+      mpb_fatal(st, "the abort protocol failed");
     wait_req(L, st, &req);
     int nf = 0;
     for (size_t p = 0; p < n; p++) {
@@ -99,12 +97,13 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
-    MPI_Ibarrier(st->ctl, &req);
+    if (MPI_Ibarrier(st->ctl, &req) != MPI_SUCCESS) mpb_fatal(st, "the abort protocol failed");
     wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
     ** pending on the old one can never match after the abort */
     MPI_Comm_free(&st->ccomm);
-    MPI_Comm_idup(MPI_COMM_WORLD, &st->ccomm, &req);
+    if (MPI_Comm_idup(st->base, &st->ccomm, &req) != MPI_SUCCESS)
+      mpb_fatal(st, "cannot renew the extensions' communicator");
     wait_req(L, st, &req);
     st->nself = st->faulted + nf;
   } else {
@@ -115,7 +114,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   st->nfault_expect = 0;
   /* an ABORT of the next task may have arrived during the barrier */
   st->aborting = st->abort_task > task;
-  lua_sethook(L, NULL, 0, 0);
+  mpb_hook_arm(st, 0);
 }
 
 void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
@@ -143,14 +142,51 @@ static int worker_exit(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1)
                                    : (int)luaL_optinteger(L, 1, 0);
+  fflush(stdout);
   fprintf(stderr, "mplua: rank %d/%d called os.exit(%d) in a task: ending the job\n",
           st->rank, st->size, status);
   fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, status ? status : 1);
+  MPI_Abort(st->base, status ? status : 1);
   return 0;
 }
 
+/* ------------------------------------------------------ control handlers */
+static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  if (h->task == st->task && st->rank == 0) {
+    st->nfault_msgs++;
+    mpb_fault_record(st, m->src, m->buf + sizeof *h, m->len - sizeof *h);
+    if (!st->aborting) mpb_abort_begin(st);
+  }
+  mpb_msg_free(m);
+}
+
+static void on_abort(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  if (h->task > st->abort_task) {
+    st->abort_task = h->task;
+    if (h->task >= st->task) {
+      st->task = h->task;
+      st->aborting = 1;
+    }
+  }
+  mpb_msg_free(m);
+}
+
+/* Rank 0 interrupted inside a task: a fault of rank 0, whatever its code
+** catches (the hook keeps raising until the task runner has it). */
+static void on_interrupt(mpb_state *st) {
+  mpb_fault_record(st, 0, "interrupted!", 12);
+  st->faulted = 1;
+  if (!st->aborting) mpb_abort_begin(st);
+}
+
+void mpb_abort_handlers(mpb_state *st) {
+  mpb_ctl_on(st, MPB_CTL_FAULT, on_fault);
+  mpb_ctl_on(st, MPB_CTL_ABORT, on_abort);
+  st->on_interrupt = on_interrupt;
+}
+
 void mpb_open_abort(lua_State *L) {
+  mpb_abort_handlers(mpb_get(L));
   lua_pushcfunction(L, mp_abort);
   lua_setfield(L, -2, "abort");
   mpb_state *st = mpb_get(L);

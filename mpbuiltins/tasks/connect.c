@@ -9,10 +9,10 @@
 */
 #include <string.h>
 
-#include "chan/chan.h"
+#include "tasks/tasks.h"
 #include "wire/wire.h"
 
-static int connect(lua_State *L) {
+static int mp_connect(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_Integer r = luaL_checkinteger(L, 1);
   if (st->rank != 0 || st->in_task)
@@ -27,7 +27,7 @@ static int connect(lua_State *L) {
 
 /* On rank 0 it ends the connection; run on the connected rank (the usual
 ** case: typed at its prompt) it asks rank 0 to end it, through the reply. */
-static int disconnect(lua_State *L) {
+static int mp_disconnect(lua_State *L) {
   mpb_state *st = mpb_get(L);
   st->connect = st->rank == 0 ? 0 : -1;
   return 0;
@@ -50,7 +50,7 @@ static int capture_print(lua_State *L) {
 }
 
 /* Task body for MPB_TASK_LINE: target, function. */
-int mpb_remote_body(lua_State *L) {
+static int remote_body(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int target = (int)luaL_checkinteger(L, 1);
   if (st->rank == 0 && target != 0) {
@@ -90,6 +90,7 @@ int mpb_remote_body(lua_State *L) {
 }
 
 void mpb_open_connect(lua_State *L) {
-  static const luaL_Reg funcs[] = {{"connect", connect}, {"disconnect", disconnect}, {NULL, NULL}};
+  mpb_task_register(MPB_TASK_LINE, remote_body);
+  static const luaL_Reg funcs[] = {{"connect", mp_connect}, {"disconnect", mp_disconnect}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
 }

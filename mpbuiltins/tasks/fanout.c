@@ -3,16 +3,19 @@
 ** (start tasks, rank 0 only) and mp.handout / mp.handin (inside a task: rank
 ** 0's values down the tree, everyone's sum up the tree).
 */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "array/array.h"
-#include "chan/chan.h"
+#include "array/array_ops.h"
+#include "coll/coll.h"
+#include "tasks/tasks.h"
 #include "wire/wire.h"
 
 /* ------------------------------------------------------- task starters */
-static int exec(lua_State *L) {
+static int mp_exec(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int n = lua_gettop(L);
   if (lua_type(L, 1) == LUA_TSTRING) {
@@ -24,20 +27,42 @@ static int exec(lua_State *L) {
   return mpb_task_run(L, st, MPB_TASK_CALL, n, "exec");
 }
 
+/* A FILE* owned by a userdata, so an error raised while reading (memory)
+** closes it (liolib's rule). */
+static int file_gc(lua_State *L) {
+  FILE **f = lua_touserdata(L, 1);
+  if (*f) fclose(*f);
+  *f = NULL;
+  return 0;
+}
+
 /* Read a whole file as a chunk text; compile it here first so that a syntax
 ** error is reported once, before any rank starts. Pushes text. */
 static void read_chunk(lua_State *L, const char *path, const char *fname) {
-  FILE *f = fopen(path, "rb");
-  if (!f) luaL_error(L, "mp.%s: cannot open '%s'", fname, path);
+  FILE **fp = lua_newuserdatauv(L, sizeof *fp, 0);
+  *fp = NULL;
+  lua_newtable(L);
+  lua_pushcfunction(L, file_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  int fidx = lua_gettop(L);
+  *fp = fopen(path, "rb");
+  if (!*fp) {
+    mpb_state *st = mpb_get(L);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot open '%s': %s", fname, st->rank, st->size,
+               path, strerror(errno));
+  }
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   char buf[4096];
   size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0) luaL_addlstring(&b, buf, k);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) luaL_error(L, "mp.%s: cannot read '%s'", fname, path);
+  while ((k = fread(buf, 1, sizeof buf, *fp)) > 0) luaL_addlstring(&b, buf, k);
+  int bad = ferror(*fp);
   luaL_pushresult(&b);
+  fclose(*fp);
+  *fp = NULL;
+  lua_remove(L, fidx);
+  if (bad) luaL_error(L, "mp.%s: cannot read '%s'", fname, path);
   size_t len;
   char *text = (char *)lua_tolstring(L, -1, &len);
   if (len > 0 && text[0] == '#') { /* skip a '#!' line, keeping line numbers */
@@ -111,105 +136,81 @@ static int nfan(lua_State *L) {
 }
 
 /* ------------------------------------------------------ handout/handin */
+/* mp.handout(...): rank 0's values on every rank, down the fan-out tree;
+** inner ranks forward the message they got as it is (parts in place). */
 static int handout(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_check_task(L, st, "handout");
   int f, l;
-  mpb_staff(st, st->rank, &f, &l);
+  mpb_children(st, st->rank, &f, &l);
   if (st->rank == 0) {
     int n = lua_gettop(L);
-    mpb_wbuf *b = mpb_encode_msg(L, 1, n, "handout", 1, sizeof(mpb_uhdr));
+    struct mpb_wbuf *b = mpb_encode_msg(L, 1, n, "handout", 1, sizeof(mpb_uhdr));
     for (int r = f; r <= l; r++) mpb_user_send(L, st, r, MPB_CH_HANDOUT, b, r == l);
     lua_pop(L, 1);
     return n;
   }
   lua_settop(L, 0);
-  mpb_msg *m = mpb_user_take(L, st, MPB_CH_HANDOUT, (st->rank - 1) / st->nfan, "handout");
-  for (int r = f; r <= l; r++) mpb_user_send_bytes(L, st, r, MPB_CH_HANDOUT, m->buf, m->len, 0);
+  mpb_msg **h = mpb_msg_hold(L, mpb_user_take(L, st, MPB_CH_HANDOUT, mpb_parent(st, st->rank),
+                                              "handout"));
+  uint64_t ids[2], span[2] = {st->send_ids + 1, st->send_ids};
+  for (int r = f; r <= l; r++) {
+    mpb_msg_forward(L, st, *h, r, MPB_CH_HANDOUT, ids);
+    span[1] = ids[1];
+  }
+  if (span[0] <= span[1]) mpb_wait(L, st, mpb_sends_gone, span, 0);
+  mpb_msg *m = *h;
+  *h = NULL;
+  lua_settop(L, 0);
   return mpb_push_msg(L, st, m, "handout");
 }
 
-/* acc (at -2) + v (at -1) -> acc at -2; v popped. Numbers, nil, typed arrays
-** and flat tables of numbers (element-wise) add. */
-static void add_into(lua_State *L, mpb_state *st, int from) {
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    return;
-  }
-  if (lua_isnil(L, -2)) {
-    lua_replace(L, -2);
-    return;
-  }
-  if (lua_type(L, -1) == LUA_TNUMBER && lua_type(L, -2) == LUA_TNUMBER) {
-    lua_arith(L, LUA_OPADD);
-    return;
-  }
-  mpb_array *a = mpb_array_test(L, -2), *b = mpb_array_test(L, -1);
-  if (a && b) {
-    if (a->n != b->n)
-      luaL_error(L, "mp.handin: [rank %d/%d] array of %I elements from rank %d, %I here",
-                 st->rank, st->size, (LUAI_UACINT)b->n, from, (LUAI_UACINT)a->n);
-    for (int64_t i = 0; i < a->n; i++) mpb_array_setd(a, i, mpb_array_getd(a, i) + mpb_array_getd(b, i));
-    lua_pop(L, 1);
-    return;
-  }
-  if (lua_istable(L, -1) && lua_istable(L, -2)) {
-    lua_Integer n = luaL_len(L, -2);
-    if (luaL_len(L, -1) != n)
-      luaL_error(L, "mp.handin: [rank %d/%d] table of length %I from rank %d, %I here", st->rank,
-                 st->size, (LUAI_UACINT)luaL_len(L, -1), from, (LUAI_UACINT)n);
-    for (lua_Integer i = 1; i <= n; i++) {
-      lua_geti(L, -2, i);
-      lua_geti(L, -2, i);
-      if (lua_type(L, -1) != LUA_TNUMBER || lua_type(L, -2) != LUA_TNUMBER)
-        luaL_error(L, "mp.handin: [rank %d/%d] item %I is not a number", st->rank, st->size,
-                   (LUAI_UACINT)i);
-      lua_arith(L, LUA_OPADD);
-      lua_seti(L, -3, i);
-    }
-    lua_pop(L, 1);
-    return;
-  }
-  luaL_error(L, "mp.handin: [rank %d/%d] cannot add a %s from rank %d to a %s", st->rank,
-             st->size, luaL_typename(L, -1), from, luaL_typename(L, -2));
-}
-
+/* mp.handin(v): the sum of every rank's v at rank 0, up the fan-out tree,
+** with allreduce's "sum" (numbers, typed arrays and tables field by field,
+** keyed fields included); nil adds nothing. */
 static int handin(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_check_task(L, st, "handin");
   lua_settop(L, 1);
-  if (lua_istable(L, 1)) { /* sum into a copy: the caller's table stays as it was */
-    lua_Integer n = luaL_len(L, 1);
-    lua_createtable(L, (int)n, 0);
-    for (lua_Integer i = 1; i <= n; i++) {
-      lua_geti(L, 1, i);
-      lua_seti(L, -2, i);
-    }
-    lua_replace(L, 1);
-  } else if (mpb_array_test(L, 1)) {
-    lua_getfield(L, 1, "copy");
-    lua_pushvalue(L, 1);
-    lua_call(L, 1, 1);
-    lua_replace(L, 1);
-  }
-  int f, l;
-  mpb_staff(st, st->rank, &f, &l);
+  mpb_coll x;
+  memset(&x, 0, sizeof x);
+  x.st = st;
+  x.fname = "handin";
+  x.op = MPB_RED_SUM;
+  int f, l, own = 0;
+  mpb_children(st, st->rank, &f, &l);
   for (int r = f; r <= l; r++) {
     mpb_msg *m = mpb_user_take(L, st, MPB_CH_HANDIN, r, "handin");
     int n = mpb_push_msg(L, st, m, "handin");
     if (n == 0) lua_pushnil(L);
     lua_settop(L, 2);
-    add_into(L, st, r);
+    if (lua_isnil(L, 2)) {
+      lua_pop(L, 1);
+    } else if (lua_isnil(L, 1)) {
+      lua_replace(L, 1);
+      own = 1;
+    } else {
+      mpb_coll_combine(L, &x, r, own);
+      own = 1;
+    }
   }
-  if (st->rank == 0) return 1;
-  mpb_wbuf *b = mpb_encode_msg(L, 1, 1, "handin", 1, sizeof(mpb_uhdr));
-  mpb_user_send(L, st, (st->rank - 1) / st->nfan, MPB_CH_HANDIN, b, 1);
+  if (st->rank == 0) {
+    if (!own && mpb_array_test(L, 1)) { /* never hand back the caller's own array */
+      lua_getfield(L, 1, "copy");
+      lua_insert(L, 1);
+      lua_call(L, 1, 1);
+    }
+    return 1;
+  }
+  struct mpb_wbuf *b = mpb_encode_msg(L, 1, 1, "handin", 1, sizeof(mpb_uhdr));
+  mpb_user_send(L, st, mpb_parent(st, st->rank), MPB_CH_HANDIN, b, 1);
   return 0;
 }
 
 void mpb_open_task(lua_State *L) {
+  mpb_task_handlers(mpb_get(L));
   static const luaL_Reg funcs[] = {
-      {"exec", exec}, {"include", include}, {"require", require_all}, {"cd", cd},
+      {"exec", mp_exec}, {"include", include}, {"require", require_all}, {"cd", cd},
       {"nfan", nfan}, {"handout", handout}, {"handin", handin}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
 }

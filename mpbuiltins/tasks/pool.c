@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "chan/chan.h"
+#include "tasks/tasks.h"
 #include "wire/wire.h"
 
 #define BATCH_SEC 1e-3
@@ -25,12 +25,6 @@
 #define INFLIGHT 2 /* batches per worker */
 
 static const char LEADER_KEY[] = "mp.pool.leader";
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* ------------------------------------------------------------- workers */
 /* Batches (n1, t1, n2, t2, ...) in, (n1, r1, ..., seconds) out; an empty
@@ -40,14 +34,14 @@ static void worker(lua_State *L, mpb_state *st, int work) {
     int base = lua_gettop(L);
     int n = mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_POOL, 0, "pool"), "pool");
     if (n == 0) return;
-    double t0 = now();
+    double t0 = mpb_now();
     for (int i = 0; i + 1 < n; i += 2) {
       lua_pushvalue(L, base + i + 1);
       lua_pushvalue(L, work);
       lua_pushvalue(L, base + i + 2);
       lua_call(L, 1, 1);
     }
-    lua_pushnumber(L, now() - t0);
+    lua_pushnumber(L, mpb_now() - t0);
     mpb_wbuf *b = mpb_encode_msg(L, base + n + 1, n + 1, "pool", 0, sizeof(mpb_uhdr));
     mpb_user_send(L, st, 0, MPB_CH_POOL, b, 1);
     lua_settop(L, base);
@@ -93,7 +87,7 @@ static void reap(lua_State *L, leader *p, int ki, int ri) {
 
 /* Progress goes to the host, which decides whether and how to show it. */
 static void show(lua_State *L, mpb_state *st, leader *p, int final) {
-  double t = now();
+  double t = mpb_now();
   if (!p->progress || !st->host.progress) return;
   if (!final && (t - p->t0 < 1.0 || t - p->last < 0.1)) return;
   if (final && !p->shown) return;
@@ -130,7 +124,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
   lua_getfield(L, opts, "progress");
   p.progress = lua_isnil(L, -1) || lua_toboolean(L, -1);
   p.next = 1;
-  p.t0 = p.last = now();
+  p.t0 = p.last = mpb_now();
   int nw = (int)luaL_len(L, wlist);
   int *inflight = lua_newuserdatauv(L, sizeof(int) * (size_t)st->size * 2, 0);
   int *batch = inflight + st->size;

@@ -1,29 +1,30 @@
 /*
 ** Parallel tasks: rank 0 starts one on every rank through the fan-out tree
-** (rank r's staff are r*F+1 .. r*F+F), each rank runs its part, and the task
-** ends when every subtree reports DONE back up the same tree. Workers idle
-** in mpb_worker_loop between tasks, inside the one wait (sleeping, not
-** spinning). A task is an operation (call a function, run a chunk, require a
-** module, change directory) with wire-encoded arguments.
+** (rank r's children are r*F+1 .. r*F+F), each rank runs its part, and the
+** task ends when every subtree reports DONE back up the same tree. Workers
+** idle in mpb_worker_loop between tasks, inside the one wait (napping, not
+** spinning). A task is an operation (call a function, run a chunk, require
+** a module, change directory, a connected prompt line) with wire-encoded
+** arguments.
 */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "chan/chan.h"
+#include "tasks/tasks.h"
 #include "wire/wire.h"
 
-void mpb_staff(const mpb_state *st, int r, int *first, int *last) {
+void mpb_children(const mpb_state *st, int r, int *first, int *last) {
   int64_t f = (int64_t)r * st->nfan + 1, l = f + st->nfan - 1;
   if (l > st->size - 1) l = st->size - 1;
   *first = (int)(f < st->size ? f : st->size);
   *last = (int)l;
 }
 
-static int nstaff(const mpb_state *st) {
+static int nchildren(const mpb_state *st) {
   int f, l;
-  mpb_staff(st, st->rank, &f, &l);
+  mpb_children(st, st->rank, &f, &l);
   return l >= f ? l - f + 1 : 0;
 }
 
@@ -39,6 +40,12 @@ int mpb_msgh(lua_State *L) {
 }
 
 /* ---------------------------------------------------------- operations */
+static lua_CFunction registered[MPB_NTASK];
+
+void mpb_task_register(int op, lua_CFunction body) {
+  if (op > 0 && op < MPB_NTASK) registered[op] = body;
+}
+
 /* op, values... -> results. Runs on every rank, rank 0 with the caller's
 ** original values, workers with decoded copies. */
 static int op_body(lua_State *L) {
@@ -88,18 +95,17 @@ static int op_body(lua_State *L) {
       }
       return 1;
     }
-    case MPB_TASK_LINE:
-      return mpb_remote_body(L);
     case MPB_TASK_CD: {
       const char *dir = luaL_checkstring(L, 1);
       if (chdir(dir) != 0) {
         mpb_state *st = mpb_get(L);
-        return luaL_error(L, "mp.cd: [rank %d/%d] cannot change to '%s': %s", st->rank,
+        return luaL_error(L, "mp.cd: " MPB_RANKFMT " cannot change to '%s': %s", st->rank,
                           st->size, dir, strerror(errno));
       }
       return 0;
     }
   }
+  if (op > 0 && op < MPB_NTASK && registered[op]) return registered[op](L);
   return luaL_error(L, "mp: unknown task operation %d", op);
 }
 
@@ -119,28 +125,28 @@ static void task_reset(mpb_state *st, int64_t task) {
   mpb_inbox_clear(st, 0);
 }
 
-static void send_staff(mpb_state *st, int kind, int32_t arg, int64_t value,
-                       const void *body, size_t len) {
+static void send_children(mpb_state *st, int kind, int32_t arg, int64_t value,
+                          const void *body, size_t len) {
   int f, l;
-  mpb_staff(st, st->rank, &f, &l);
+  mpb_children(st, st->rank, &f, &l);
   for (int r = f; r <= l; r++) mpb_ctl_send(st, r, kind, st->task, arg, value, body, len);
 }
 
 static int fanin_ready(mpb_state *st, void *ud) {
   (void)ud;
-  return st->done_count >= nstaff(st) || st->aborting || (st->rank == 0 && mpb_sigint);
+  return st->done_count >= nchildren(st) || st->aborting || (st->rank == 0 && mpb_sigint);
 }
 
 /* ----------------------------------------------------------- the leader */
 int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) {
   if (st->rank != 0)
-    return luaL_error(L, "mp.%s: [rank %d/%d] only rank 0 starts parallel tasks", fname,
+    return luaL_error(L, "mp.%s: " MPB_RANKFMT " only rank 0 starts parallel tasks", fname,
                       st->rank, st->size);
   if (st->in_task)
-    return luaL_error(L, "mp.%s: [rank 0/%d] cannot start a task inside a task", fname,
-                      st->size);
+    return luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot start a task inside a task", fname,
+                      st->rank, st->size);
   int base = lua_gettop(L) - n;
-  mpb_wbuf *b = mpb_encode_msg(L, base + 1, n, fname, 0, 0);
+  struct mpb_wbuf *b = mpb_encode_msg(L, base + 1, n, fname, 0, 0);
   char *body = b->data;
   size_t len = b->len + b->extlen;
   if (b->nseg) { /* the control channel sends contiguous bytes */
@@ -148,7 +154,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     mpb_wbuf_flatten(b, body);
   }
   task_reset(st, st->task + 1);
-  send_staff(st, MPB_CTL_CMD, op, st->nfan, body, len);
+  send_children(st, MPB_CTL_CMD, op, st->nfan, body, len);
   mpb_encode_done(st, b);
   lua_settop(L, base + n);
 
@@ -195,17 +201,21 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
 }
 
 void mpb_task_exit(mpb_state *st, int status) {
-  if (st->use_mpi) send_staff(st, MPB_CTL_EXIT, status, 0, NULL, 0);
+  if (st->use_mpi) send_children(st, MPB_CTL_EXIT, status, 0, NULL, 0);
 }
 
 /* ------------------------------------------------------------- workers */
+/* The protected part of a worker's task: the command's message (owned by
+** the mp.Msg at 1) decoded, then run. */
 static int task_main(lua_State *L) {
-  mpb_msg *m = lua_touserdata(L, 1);
+  mpb_msg **h = lua_touserdata(L, 1);
   lua_Integer op = lua_tointeger(L, 2);
+  mpb_msg *m = *h;
+  *h = NULL; /* mpb_push_msg owns it now */
   lua_settop(L, 0);
   lua_pushcfunction(L, op_body);
   lua_pushinteger(L, op);
-  int n = mpb_push_msg(L, mpb_get(L), m, "exec"); /* takes m */
+  int n = mpb_push_msg(L, mpb_get(L), m, "exec");
   lua_call(L, n + 1, 0);
   return 0;
 }
@@ -215,14 +225,18 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   memcpy(&h, m->buf, sizeof h);
   st->nfan = (int)h.value;
   task_reset(st, h.task);
-  send_staff(st, MPB_CTL_CMD, h.arg, h.value, m->buf + sizeof h, m->len - sizeof h);
-  /* the body becomes the message the decoder reads: shift out the header */
-  memmove(m->buf + sizeof(mpb_uhdr), m->buf + sizeof h, m->len - sizeof h);
-  m->len = m->len - sizeof h + sizeof(mpb_uhdr);
+  send_children(st, MPB_CTL_CMD, h.arg, h.value, m->buf + sizeof h, m->len - sizeof h);
+  /* the body becomes a message the decoder reads: a user header before it */
+  mpb_msg *u = mpb_msg_new(m->len - sizeof h + sizeof(mpb_uhdr));
+  if (!u) mpb_fatal(st, "out of memory starting a task");
+  memset(u->buf, 0, sizeof(mpb_uhdr));
+  memcpy(u->buf + sizeof(mpb_uhdr), m->buf + sizeof h, m->len - sizeof h);
+  u->src = m->src;
+  mpb_msg_free(m);
   int top = lua_gettop(L);
   lua_pushcfunction(L, mpb_msgh);
   lua_pushcfunction(L, task_main);
-  lua_pushlightuserdata(L, m);
+  mpb_msg_hold(L, u);
   lua_pushinteger(L, h.arg);
   st->in_task = 1;
   mpb_hook_arm(st, 1);
@@ -239,7 +253,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
     mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (!st->aborting) {
       int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
-      mpb_ctl_send(st, (st->rank - 1) / st->nfan, MPB_CTL_DONE, st->task, 0, unrecv, NULL, 0);
+      mpb_ctl_send(st, mpb_parent(st, st->rank), MPB_CTL_DONE, st->task, 0, unrecv, NULL, 0);
     }
   }
   mpb_hook_arm(st, 0);
@@ -262,11 +276,24 @@ int mpb_worker_loop(lua_State *L, mpb_state *st) {
     mpb_chdr h;
     memcpy(&h, m->buf, sizeof h);
     if (h.kind == MPB_CTL_EXIT) {
-      free(m);
-      send_staff(st, MPB_CTL_EXIT, h.arg, 0, NULL, 0);
+      mpb_msg_free(m);
+      send_children(st, MPB_CTL_EXIT, h.arg, 0, NULL, 0);
       return h.arg;
     }
     if (h.kind == MPB_CTL_CMD && h.task > st->task) worker_task(L, st, m);
-    else free(m); /* a command of a task aborted before it got here */
+    else mpb_msg_free(m); /* a command of a task aborted before it got here */
   }
+}
+
+/* ------------------------------------------------------ control handlers */
+static void on_done(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  if (h->task == st->task) {
+    st->done_count++;
+    st->unrecv += h->value;
+  }
+  mpb_msg_free(m);
+}
+
+void mpb_task_handlers(mpb_state *st) {
+  mpb_ctl_on(st, MPB_CTL_DONE, on_done); /* CMD, EXIT, OUT: kept in cmdq */
 }

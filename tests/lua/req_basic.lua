@@ -210,7 +210,7 @@ mp.exec(function()
   fails("bad argument #1 to 'mp.isend' %(%[rank " .. me .. "/" .. size .. "%] rank " .. size ..
         " out of range 0%.%." .. (size - 1) .. "%)", mp.isend, size, 1)
   fails("bad argument #1 to 'mp.irecv' %(%[rank %d+/%d+%] rank %-1 out of range", mp.irecv, -1)
-  fails("bad argument #1 to 'mp.isend' %(%[rank %d+/%d+%] rank list item 2 is not a rank",
+  fails("bad argument #1 to 'mp.isend' %(%[rank %d+/%d+%] rank list item 2: rank 99 out of range",
         mp.isend, {0, 99}, 1)
   fails("bad argument #2 to 'mp.isend' %(%[rank %d+/%d+%] cannot send a thread", mp.isend, 0,
         coroutine.create(print))

@@ -1,0 +1,81 @@
+/*
+** The mailbox: received user messages, queued per channel and per sender in
+** arrival order (MPY's rule: recv(from) takes the oldest message from
+** `from`, whatever else has arrived meanwhile). A message of an earlier task
+** is dropped and counted, never delivered: tasks are isolated. A layer above
+** may take an arriving message first (st->on_arrival: posted irecvs).
+*/
+#include <string.h>
+
+#include "chan/chan.h"
+
+mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
+  return &st->inbox[chan * st->size + src];
+}
+
+void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
+  if (m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN ||
+      mpb_msg_hdr(m).task < st->task) {
+    if (m->chan == MPB_CH_USER || m->chan == MPB_CH_CUSER) st->dropped++;
+    mpb_msg_free(m);
+    return;
+  }
+  m->seq = ++st->seq;
+  if (st->on_arrival && st->on_arrival(st, m)) return;
+  if (m->chan == MPB_CH_USER) st->user_arrivals++;
+  mpb_queue_push(mpb_inbox(st, m->chan, m->src), m);
+}
+
+void mpb_inbox_clear(mpb_state *st, int all) {
+  for (int i = 0; i < st->size * MPB_NCHAN; i++) {
+    mpb_queue *q = &st->inbox[i], keep = {NULL, NULL};
+    int chan = i / st->size;
+    mpb_msg *m;
+    while ((m = mpb_queue_pop(q))) {
+      if (!all && mpb_msg_hdr(m).task >= st->task) {
+        mpb_queue_push(&keep, m);
+      } else {
+        if (chan == MPB_CH_USER || chan == MPB_CH_CUSER) st->dropped++;
+        mpb_msg_free(m);
+      }
+    }
+    *q = keep;
+  }
+}
+
+/* ------------------------------------------------------------- taking */
+typedef struct { int chan, src; } take_arg;
+
+static mpb_queue *oldest(mpb_state *st, int chan, int src) {
+  if (src >= 0) {
+    mpb_queue *q = mpb_inbox(st, chan, src);
+    return q->head ? q : NULL;
+  }
+  mpb_queue *best = NULL;
+  for (int r = 0; r < st->size; r++) {
+    mpb_queue *q = mpb_inbox(st, chan, r);
+    if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
+  }
+  return best;
+}
+
+static int have_msg(mpb_state *st, void *ud) {
+  take_arg *a = ud;
+  return oldest(st, a->chan, a->src) != NULL;
+}
+
+mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname) {
+  take_arg a = {chan, src};
+  if (!oldest(st, chan, src)) {
+    mpb_poll(st);
+    if (!oldest(st, chan, src)) {
+      if (src == st->rank || st->size == 1)
+        luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
+                   fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
+      mpb_wait(L, st, have_msg, &a, 0);
+    }
+  }
+  mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
+  if (chan == MPB_CH_USER) st->user_taken++;
+  return m;
+}

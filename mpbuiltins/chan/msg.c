@@ -1,0 +1,127 @@
+/*
+** Received messages: allocation, queues, the one Lua type that owns a
+** message ("mp.Msg": an error raised while a message is in use leaks
+** nothing, and a big buffer can be released at once rather than by the GC),
+** and turning a message into Lua values.
+**
+** Small messages are decoded from a per-rank buffer (copying their few
+** arrays), so no collectable owner is made per message; large ones are
+** owned by an mp.Msg, their arrays are views into it (no copy), and their
+** long strings received in blocks of their own are adopted by Lua.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "chan/chan.h"
+#include "wire/wire.h"
+
+#define MSG_MT "mp.Msg"
+#define SMALL_MSG 4096
+
+mpb_msg *mpb_msg_new(size_t len) {
+  if (len > SIZE_MAX - sizeof(mpb_msg)) return NULL;
+  mpb_msg *m = malloc(sizeof *m + len);
+  if (!m) return NULL;
+  memset(m, 0, sizeof *m);
+  m->len = len;
+  return m;
+}
+
+void mpb_msg_free(mpb_msg *m) {
+  if (!m) return;
+  for (int i = 0; i < m->nparts; i++) free(m->parts[i].block);
+  free(m->parts);
+  free(m);
+}
+
+void mpb_queue_push(mpb_queue *q, mpb_msg *m) {
+  m->next = NULL;
+  if (q->tail) q->tail->next = m;
+  else q->head = m;
+  q->tail = m;
+}
+
+mpb_msg *mpb_queue_pop(mpb_queue *q) {
+  mpb_msg *m = q->head;
+  if (m) {
+    q->head = m->next;
+    if (!q->head) q->tail = NULL;
+  }
+  return m;
+}
+
+void mpb_queue_clear(mpb_queue *q) {
+  mpb_msg *m;
+  while ((m = mpb_queue_pop(q))) mpb_msg_free(m);
+}
+
+mpb_uhdr mpb_msg_hdr(const mpb_msg *m) {
+  mpb_uhdr h;
+  memset(&h, 0, sizeof h);
+  if (m->len >= sizeof h) memcpy(&h, m->buf, sizeof h);
+  return h;
+}
+
+/* ------------------------------------------------------------- owning */
+static int msg_gc(lua_State *L) {
+  mpb_msg **h = luaL_checkudata(L, 1, MSG_MT);
+  mpb_msg_free(*h);
+  *h = NULL;
+  return 0;
+}
+
+mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m) {
+  mpb_msg **h = lua_newuserdatauv(L, sizeof *h, 0);
+  *h = NULL; /* inert until the metatable is set */
+  if (luaL_newmetatable(L, MSG_MT)) {
+    lua_pushcfunction(L, msg_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  *h = m;
+  return h;
+}
+
+void mpb_msg_release(lua_State *L, int idx) {
+  mpb_msg **h = luaL_checkudata(L, idx, MSG_MT);
+  mpb_msg_free(*h);
+  *h = NULL;
+}
+
+/* ------------------------------------------------------------ decoding */
+static void malformed(lua_State *L, mpb_state *st, const char *fname, int src, const char *err) {
+  luaL_error(L, "mp.%s: " MPB_RANKFMT " malformed message from rank %d: %s", fname, st->rank,
+             st->size, src, err);
+}
+
+int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
+  char err[MPB_ERRLEN];
+  int src = m->src;
+  if (m->lost || m->len < sizeof(mpb_uhdr)) {
+    size_t lost = m->lost;
+    mpb_msg_free(m);
+    if (!lost) malformed(L, st, fname, src, "no header");
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " a message of %I bytes from rank %d was lost: %s",
+               fname, st->rank, st->size, (LUAI_UACINT)lost, src,
+               "it could not be received whole (out of memory, or a part was refused)");
+  }
+  size_t len = m->len - sizeof(mpb_uhdr);
+  if (len <= SMALL_MSG && !m->nparts && !st->rbusy) {
+    memcpy(st->rbuf, m->buf + sizeof(mpb_uhdr), len);
+    mpb_msg_free(m);
+    st->rbusy = 1; /* a __gc handler that receives meanwhile takes the other path */
+    int n = mpb_wire_decode(L, st->rbuf, len, 0, err, sizeof err);
+    st->rbusy = 0;
+    if (n < 0) malformed(L, st, fname, src, err);
+    return n;
+  }
+  mpb_msg_hold(L, m);
+  int hidx = lua_gettop(L);
+  /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
+  ** them, so the buffers of many large messages do not pile up */
+  if (len >= (256 << 10)) lua_gc(L, LUA_GCSTEP, (int)(len >> 10));
+  int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, hidx, err, sizeof err);
+  if (n < 0) malformed(L, st, fname, src, err);
+  lua_remove(L, hidx); /* views into it keep it alive */
+  return n;
+}

@@ -1,0 +1,387 @@
+/*
+** Sending: encoding into the reusable buffer, the framing of a message (a
+** header, and its large arrays and strings as parts sent in place: see
+** chan_int.h), forwarding a received message unchanged, and the sends in
+** flight.
+**
+** A send hands MPI a copy of the encoded bytes (MPI_Isend) and returns, so
+** the sender may change its tables at once; while any rank waits it keeps
+** receiving into its inboxes, so symmetric exchanges never deadlock. Parts
+** are sent in place: mpb_send waits until MPI is done with them unless the
+** caller takes the ids (nonblocking sends), in which case the sends anchor
+** the arrays and strings they read. Sizes are MPI_Count all the way (the
+** large-count calls of MPI 4): a message may be as large as memory allows.
+** With MPLUA_OPTIMAL_PATH=0 every message is flattened and sent whole, so
+** the fast paths can be checked against the plain one.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "chan/chan_int.h"
+#include "wire/wire.h"
+
+/* ------------------------------------------------------------- records */
+int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, int own,
+                  int ref, int dst, int tag, MPI_Comm comm) {
+  mpb_sendrec *s = malloc(sizeof *s);
+  if (!s) {
+    if (own) free((void *)buf);
+    return MPI_ERR_NO_MEM;
+  }
+  int rc = MPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, tag, comm, &s->req);
+  if (rc != MPI_SUCCESS) {
+    if (own) free((void *)buf);
+    free(s);
+    return rc;
+  }
+  s->buf = own ? (char *)buf : NULL;
+  s->ref = ref;
+  s->len = len;
+  s->dst = dst;
+  s->id = ++st->send_ids;
+  s->next = *list;
+  *list = s;
+  st->bytes_sent += len;
+  if (list == &st->sends) st->send_bytes += len;
+  return MPI_SUCCESS;
+}
+
+static int progress_list(mpb_state *st, mpb_sendrec **list) {
+  int n = 0;
+  for (mpb_sendrec **p = list; *p;) {
+    int done = 0;
+    int rc = MPI_Test(&(*p)->req, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) { /* the request is gone either way: note it, drop it */
+      mpb_mpi_note(st, rc, "a send failed");
+      done = 1;
+    }
+    if (done) {
+      mpb_sendrec *s = *p;
+      *p = s->next;
+      if (list == &st->sends) st->send_bytes -= s->len;
+      if (s->ref != LUA_NOREF) luaL_unref(st->L, LUA_REGISTRYINDEX, s->ref);
+      free(s->buf);
+      free(s);
+      n++;
+    } else {
+      p = &(*p)->next;
+    }
+  }
+  return n;
+}
+
+int mpb_sends_progress(mpb_state *st) {
+  int n = 0;
+  if (st->sends) n += progress_list(st, &st->sends);
+  if (st->csends) n += progress_list(st, &st->csends);
+  return n;
+}
+
+static void free_list(mpb_sendrec **list) {
+  while (*list) {
+    mpb_sendrec *s = *list;
+    *list = s->next;
+    free(s->buf);
+    free(s);
+  }
+}
+
+void mpb_sends_free(mpb_state *st) {
+  free_list(&st->sends);
+  free_list(&st->csends);
+}
+
+int mpb_sends_gone(mpb_state *st, void *ud) {
+  const uint64_t *ids = ud;
+  for (mpb_sendrec *s = st->sends; s; s = s->next)
+    if (s->id >= ids[0] && s->id <= ids[1]) return 0;
+  return 1;
+}
+
+int mpb_sends_done(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->sends == NULL;
+}
+
+static int below_max(mpb_state *st, void *ud) {
+  (void)ud;
+  return st->send_bytes <= MPB_PENDING_MAX_BYTES;
+}
+
+/* ------------------------------------------------------------ encoding */
+/* Encoding reuses one buffer per rank (allocating a collectable buffer per
+** message costs more than encoding a small one); a nested use while it holds
+** a message (a __gc handler that sends) gets a fresh buffer. */
+struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname, int arg,
+                                size_t hdrlen) {
+  char err[MPB_ERRLEN];
+  mpb_state *st = mpb_get(L);
+  mpb_wbuf *b;
+  if (st->wbusy) {
+    b = mpb_wbuf_push(L);
+  } else {
+    if (st->wref == 0 || st->wref == LUA_NOREF) {
+      mpb_wbuf_push(L);
+      st->wref = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, st->wref);
+    b = st->wscratch ? st->wscratch : mpb_wbuf_check(L, -1);
+    mpb_wbuf_reset(L, b, lua_gettop(L));
+    st->wscratch = b;
+    st->wbusy = 1;
+  }
+  int bidx = lua_gettop(L);
+  if (!mpb_wbuf_reserve(b, hdrlen)) {
+    mpb_encode_done(st, b);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  }
+  b->len += hdrlen;
+  if (mpb_wire_encode(L, first, n, b, bidx, err, sizeof err) != 0) {
+    mpb_encode_done(st, b);
+    if (arg > 0)
+      luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname, st->rank,
+                 st->size, err);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, err);
+  }
+  return b;
+}
+
+void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
+  if (b == st->wscratch) st->wbusy = 0;
+}
+
+/* ------------------------------------------------------------- sending */
+static void raise_send(lua_State *L, mpb_state *st, int rc, int dst) {
+  char what[64];
+  snprintf(what, sizeof what, "sending to rank %d", dst);
+  mpb_mpi_raise(L, st, rc, "send", what);
+}
+
+/* A message to this very rank: queued at once, as one flat block. */
+static void send_self(lua_State *L, mpb_state *st, int chan, const struct mpb_wbuf *b,
+                      const char *flat, size_t len) {
+  mpb_msg *m = mpb_msg_new(len);
+  if (!m) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  if (b) mpb_wbuf_flatten(b, m->buf);
+  else memcpy(m->buf, flat, len);
+  m->src = st->rank;
+  m->chan = chan;
+  st->sent_to[st->rank]++;
+  st->recvd_from[st->rank]++;
+  mpb_user_arrived(st, m);
+}
+
+void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, size_t len,
+                    int own) {
+  if (dst == st->rank || !st->use_mpi) {
+    send_self(L, st, chan, NULL, buf, len);
+    if (own) free(buf);
+    return;
+  }
+  char *copy = own ? buf : malloc(len ? len : 1);
+  if (!copy) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  if (!own) memcpy(copy, buf, len);
+  int rc = mpb_post_send(st, &st->sends, copy, len, 1, LUA_NOREF, dst, chan, st->user);
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+  st->sent_to[dst]++;
+  mpb_sends_progress(st); /* one test makes MPI push an eager message out now */
+  mpb_wake(st, dst, 0);
+  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+}
+
+/* The header of a message in parts: uhdr (flagged), the inline bytes without
+** the parts, the table, the trailer. Returns a malloc'ed block of *len bytes. */
+static char *split_header(const char *inl, size_t inlen, uint64_t n, const size_t *at,
+                          const size_t *plen, const char *isstr, uint64_t tag, size_t *len) {
+  size_t tab = (size_t)n * 2 * sizeof(uint64_t);
+  *len = inlen + tab + sizeof(mpb_trailer);
+  char *buf = malloc(*len);
+  if (!buf) return NULL;
+  memcpy(buf, inl, inlen);
+  mpb_uhdr h;
+  memcpy(&h, buf, sizeof h);
+  h.flags |= MPB_UF_SPLIT;
+  memcpy(buf, &h, sizeof h);
+  char *t = buf + inlen;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t a = at[i], l = plen[i] | (isstr[i] ? MPB_PART_STR : 0);
+    memcpy(t + 16 * i, &a, 8);
+    memcpy(t + 16 * i + 8, &l, 8);
+  }
+  mpb_trailer tr = {tag, n};
+  memcpy(buf + inlen + tab, &tr, sizeof tr);
+  return buf;
+}
+
+static uint64_t next_tag(mpb_state *st, int dst) {
+  uint32_t t = st->part_tag[dst]++;
+  return (uint64_t)(t % (uint32_t)st->tag_ub);
+}
+
+/* Post the parts after their header, each anchoring (when anchor is a
+** registry ref) what it reads. A part MPI refuses is replaced by an empty
+** message, so that the receiver finds the message short instead of waiting
+** for ever; the first failure is returned once all are posted. */
+static int post_parts(mpb_state *st, int dst, uint64_t tag, uint64_t n, const void *const *ptr,
+                      const size_t *plen, int anchor) {
+  lua_State *L = st->L;
+  int first_rc = MPI_SUCCESS;
+  for (uint64_t i = 0; i < n; i++) {
+    int r = LUA_NOREF;
+    if (anchor != LUA_NOREF) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, anchor);
+      r = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    int rc = mpb_post_send(st, &st->sends, ptr[i], plen[i], 0, r, dst, (int)tag, st->bulk);
+    if (rc != MPI_SUCCESS) {
+      luaL_unref(L, LUA_REGISTRYINDEX, r);
+      if (first_rc == MPI_SUCCESS) first_rc = rc;
+      if (mpb_post_send(st, &st->sends, "", 0, 0, LUA_NOREF, dst, (int)tag, st->bulk) != MPI_SUCCESS)
+        mpb_fatal(st, "cannot send to rank %d", dst);
+    }
+  }
+  return first_rc;
+}
+
+/* Scratch arrays for the part table, owned by a userdata (pushed). */
+typedef struct { size_t *at, *len; const void **ptr; char *str; } parts_tab;
+
+static parts_tab parts_alloc(lua_State *L, uint64_t n) {
+  parts_tab p;
+  size_t one = 2 * sizeof(size_t) + sizeof(void *) + 1;
+  char *m = lua_newuserdatauv(L, n ? (size_t)n * one : 1, 0);
+  p.at = (size_t *)(void *)m;
+  p.len = p.at + n;
+  p.ptr = (const void **)(void *)(p.len + n);
+  p.str = (char *)(p.ptr + n);
+  return p;
+}
+
+/* The header and the parts of b (inline bytes and segments) to dst. The
+** parts anchor the table of b's user value (the arrays and strings), not b:
+** the reusable buffer may be reset for the next message before they are done. */
+static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf *b, int bidx) {
+  uint64_t n = (uint64_t)b->nseg;
+  parts_tab p = parts_alloc(L, n);
+  for (uint64_t i = 0; i < n; i++) {
+    p.at[i] = b->seg[i].at;
+    p.len[i] = b->seg[i].len;
+    p.ptr[i] = b->seg[i].ptr;
+    p.str[i] = (char)b->seg[i].str;
+  }
+  uint64_t tag = next_tag(st, dst);
+  size_t len;
+  char *hdr = split_header(b->data, b->len, n, p.at, p.len, p.str, tag, &len);
+  if (!hdr) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+  st->sent_to[dst]++; /* counted once: the parts are one message */
+  mpb_wake(st, dst, 0);
+  lua_getiuservalue(L, bidx, 1);
+  int anchor = luaL_ref(L, LUA_REGISTRYINDEX);
+  rc = post_parts(st, dst, tag, n, p.ptr, p.len, anchor);
+  luaL_unref(L, LUA_REGISTRYINDEX, anchor);
+  lua_pop(L, 1); /* the table of parts */
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+}
+
+void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
+              const mpb_uhdr *hdr, uint64_t ids[2]) {
+  int bidx = lua_gettop(L); /* b's userdata is on top (mpb_encode_msg) */
+  mpb_uhdr h;
+  if (hdr) h = *hdr;
+  else memset(&h, 0, sizeof h);
+  h.task = st->task;
+  memcpy(b->data, &h, sizeof h);
+  uint64_t mine[2];
+  int wait = ids == NULL;
+  if (wait) ids = mine;
+  ids[0] = st->send_ids + 1;
+  ids[1] = st->send_ids; /* none yet */
+  if (b->nseg && dst != st->rank && st->use_mpi && st->optimal) {
+    send_split(L, st, dst, chan, b, bidx);
+    if (last) mpb_encode_done(st, b);
+    ids[1] = st->send_ids;
+    if (wait) mpb_wait(L, st, mpb_sends_gone, mine, 0);
+    else if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+    return;
+  }
+  if (dst == st->rank || !st->use_mpi) {
+    send_self(L, st, chan, b, NULL, b->len + b->extlen);
+    if (last) mpb_encode_done(st, b);
+    return;
+  }
+  size_t len = b->len + b->extlen;
+  char *buf;
+  if (b->nseg) { /* the plain path: one flat copy (b may serve more destinations) */
+    buf = malloc(len ? len : 1);
+    if (buf) mpb_wbuf_flatten(b, buf);
+  } else if (last && len >= (64 << 10)) { /* large: hand the bytes over, no copy */
+    buf = mpb_wbuf_steal(b, &len);
+  } else {
+    buf = NULL;
+  }
+  if (last) mpb_encode_done(st, b);
+  if (buf) mpb_send_bytes(L, st, dst, chan, buf, len, 1);
+  else if (b->nseg || (last && len >= (64 << 10)))
+    luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  else mpb_send_bytes(L, st, dst, chan, b->data, b->len, 0);
+  ids[1] = st->send_ids;
+}
+
+/* ---------------------------------------------------------- forwarding */
+void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int chan,
+                     uint64_t ids[2]) {
+  ids[0] = st->send_ids + 1;
+  ids[1] = st->send_ids;
+  if (m->lost) luaL_error(L, "mp: " MPB_RANKFMT " cannot forward a message that was lost",
+                          st->rank, st->size);
+  if (!m->nparts || !st->optimal) {
+    char *copy = NULL;
+    if (m->nparts) { /* plain path: flatten what was received in parts */
+      copy = malloc(m->len ? m->len : 1);
+      if (!copy) luaL_error(L, "mp: " MPB_RANKFMT " out of memory", st->rank, st->size);
+      memcpy(copy, m->buf, m->len);
+      for (int i = 0; i < m->nparts; i++)
+        if (m->parts[i].block)
+          memcpy(copy + m->parts[i].pos, (char *)m->parts[i].block + st->stroff, m->parts[i].len);
+    }
+    int rc = mpb_post_send(st, &st->sends, copy ? copy : m->buf, m->len, copy != NULL,
+                           LUA_NOREF, dst, chan, st->user);
+    if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+    st->sent_to[dst]++;
+    mpb_wake(st, dst, 0);
+    ids[1] = st->send_ids;
+    return;
+  }
+  /* the inline bytes are m's bytes outside its parts */
+  uint64_t n = (uint64_t)m->nparts;
+  parts_tab p = parts_alloc(L, n);
+  size_t inlen = m->len;
+  for (uint64_t i = 0; i < n; i++) inlen -= m->parts[i].len;
+  char *inl = lua_newuserdatauv(L, inlen ? inlen : 1, 0);
+  size_t from = 0, to = 0;
+  for (uint64_t i = 0; i < n; i++) {
+    const mpb_part *q = &m->parts[i];
+    memcpy(inl + to, m->buf + from, q->pos - from);
+    to += q->pos - from;
+    from = q->pos + q->len;
+    p.at[i] = to;
+    p.len[i] = q->len;
+    p.ptr[i] = q->block ? (char *)q->block + st->stroff : m->buf + q->pos;
+    p.str[i] = q->block != NULL;
+  }
+  memcpy(inl + to, m->buf + from, m->len - from);
+  uint64_t tag = next_tag(st, dst);
+  size_t len;
+  char *hdr = split_header(inl, inlen, n, p.at, p.len, p.str, tag, &len);
+  if (!hdr) luaL_error(L, "mp: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+  st->sent_to[dst]++;
+  mpb_wake(st, dst, 0);
+  rc = post_parts(st, dst, tag, n, p.ptr, p.len, LUA_NOREF);
+  lua_pop(L, 2);
+  ids[1] = st->send_ids;
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+}

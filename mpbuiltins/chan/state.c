@@ -1,0 +1,224 @@
+/*
+** The per-state runtime: its life cycle, the clock, and how MPI failures
+** become errors.
+**
+** Four private duplicates of the base communicator: `ctl` carries commands
+** and the abort protocol, `user` every mp message (channels are MPI tags),
+** `bulk` the parts of messages sent in parts (matched by tag, never probed),
+** and `ccomm` is lent to compiled extensions. All four return MPI errors
+** instead of aborting, so a failure on a user path becomes a Lua error that
+** names the rank and MPI's reason.
+**
+** The state lives in the registry (its __gc finalizes MPI); a pointer to it
+** sits in the lua_State's extra space, copied into every coroutine, so the
+** hot path finds it without a lookup.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chan/chan.h"
+
+static const char STATE_KEY[] = "mp.state";
+
+mpb_state *mpb_get(lua_State *L) {
+  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
+  if (!st) luaL_error(L, "mp: the runtime is not started (mplua_open)");
+  return st;
+}
+
+double mpb_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ------------------------------------------------------------ failures */
+static void mpi_string(int rc, char *out, size_t n) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS || len <= 0) {
+    snprintf(out, n, "MPI error %d", rc);
+    return;
+  }
+  snprintf(out, n, "%.*s", len, s);
+}
+
+int mpb_mpi_raise(lua_State *L, mpb_state *st, int rc, const char *fname, const char *what) {
+  char s[MPB_ERRLEN];
+  mpi_string(rc, s, sizeof s);
+  return luaL_error(L, "mp.%s: " MPB_RANKFMT " %s: %s", fname, st->rank, st->size, what, s);
+}
+
+int mpb_mpi_note(mpb_state *st, int rc, const char *what) {
+  if (rc != MPI_SUCCESS && st->mpi_err[0] == '\0') {
+    char s[MPB_ERRLEN / 2];
+    mpi_string(rc, s, sizeof s);
+    snprintf(st->mpi_err, sizeof st->mpi_err, "%.100s: %s", what, s);
+  }
+  return rc;
+}
+
+void mpb_fatal(mpb_state *st, const char *fmt, ...) {
+  char msg[MPB_ERRLEN];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+  fprintf(stderr, "mplua: " MPB_RANKFMT " %s: ending the job\n", st->rank, st->size, msg);
+  fflush(stderr);
+  MPI_Abort(st->base, 1);
+  abort(); /* MPI_Abort does not return; if it did, nothing sane remains */
+}
+
+void mpb_warn(lua_State *L, const char *fmt, ...) {
+  mpb_state *st = mpb_get(L);
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (st->host.warn) st->host.warn(L, msg, st->host.ud);
+  else lua_warning(L, msg, 0);
+}
+
+/* ------------------------------------------------------------ start-up */
+/* Duplicate the base communicator into c, returning errors. */
+static int dup_comm(mpb_state *st, MPI_Comm *c) {
+  int rc = MPI_Comm_dup(st->base, c);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
+  return rc;
+}
+
+static int start_mpi(mpb_state *st, int *argc, char ***argv, char *err, size_t errlen) {
+  int inited = 0, rc;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
+      snprintf(err, errlen, "MPI_Init failed");
+      return -1;
+    }
+    st->own_mpi = 1;
+  }
+  st->base = MPI_COMM_WORLD;
+  MPI_Comm_rank(st->base, &st->rank);
+  if (st->rank != 0) { /* at once: hydra forwards Ctrl-C to every rank */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGUSR1, SIG_IGN);
+  }
+  MPI_Comm_size(st->base, &st->size);
+  MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN);
+  if ((rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
+      (rc = dup_comm(st, &st->bulk)) != MPI_SUCCESS || (rc = dup_comm(st, &st->ccomm)) != MPI_SUCCESS) {
+    mpi_string(rc, err, errlen);
+    return -1;
+  }
+  int *ub = NULL, flag = 0;
+  MPI_Comm_get_attr(st->bulk, MPI_TAG_UB, &ub, &flag);
+  st->tag_ub = flag && ub && *ub > 0 ? *ub : 32767;
+  return 0;
+}
+
+static int alloc_tables(mpb_state *st) {
+  size_t n = (size_t)st->size;
+  st->inbox = calloc(n * MPB_NCHAN, sizeof *st->inbox);
+  st->sent_to = calloc(n, sizeof *st->sent_to);
+  st->recvd_from = calloc(n, sizeof *st->recvd_from);
+  st->part_tag = calloc(n, sizeof *st->part_tag);
+  st->pending_from = calloc(2 * n, sizeof *st->pending_from);
+  st->arr_blocked = calloc(2 * n, sizeof *st->arr_blocked);
+  st->arrivals_tail = &st->arrivals;
+  return st->inbox && st->sent_to && st->recvd_from && st->part_tag && st->pending_from &&
+         st->arr_blocked ? 0 : -1;
+}
+
+static void free_tables(mpb_state *st) {
+  if (st->inbox)
+    for (int i = 0; i < st->size * MPB_NCHAN; i++) mpb_queue_clear(&st->inbox[i]);
+  mpb_queue_clear(&st->cmdq);
+  free(st->inbox), free(st->sent_to), free(st->recvd_from), free(st->part_tag);
+  free(st->pending_from), free(st->arr_blocked);
+  free(st->first.msg);
+  st->inbox = NULL;
+}
+
+static int state_gc(lua_State *L) {
+  mpb_state *st = lua_touserdata(L, 1);
+  if (st->L) {
+    mpb_stop(L);
+  }
+  return 0;
+}
+
+static int all_sent(mpb_state *st, void *ud) {
+  (void)ud;
+  return !st->sends && !st->csends;
+}
+
+static int opt_env(const char *name, int dflt) {
+  const char *v = getenv(name);
+  return v && *v ? atoi(v) : dflt;
+}
+
+mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *err,
+                     size_t errlen) {
+  mpb_state *st = lua_newuserdatauv(L, sizeof *st, 0);
+  memset(st, 0, sizeof *st); /* inert: __gc does nothing until st->L is set */
+  lua_newtable(L);
+  lua_pushcfunction(L, state_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  *(mpb_state **)lua_getextraspace(L) = st;
+  st->use_mpi = use_mpi;
+  st->size = 1;
+  st->nfan = MPB_NFAN_DEFAULT;
+  st->first.rank = -1;
+  st->optimal = opt_env("MPLUA_OPTIMAL_PATH", 1) != 0;
+  if (use_mpi && start_mpi(st, argc, argv, err, errlen) != 0) return NULL;
+  st->L = L;
+  /* every rank learns whether all could start before any goes on */
+  int ok = alloc_tables(st) == 0;
+  if (!ok) snprintf(err, errlen, "out of memory starting the runtime");
+  if (ok && use_mpi) ok = mpb_wake_init(st, err, errlen) == 0;
+  if (use_mpi) {
+    int all = ok;
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st->base) != MPI_SUCCESS) all = 0;
+    if (ok && !all) snprintf(err, errlen, "another rank could not start the runtime");
+    ok = all;
+  }
+  if (!ok) return NULL;
+  mpb_abort_error_init(L);
+  mpb_ctl_on(st, 0, NULL);
+  if (st->optimal) mpb_adopt_init(L, st);
+  mpb_hook_init(L, st);
+  return st;
+}
+
+void mpb_stop(lua_State *L) {
+  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
+  if (!st || !st->L) return;
+  mpb_hook_close(st);
+  if (st->use_mpi) {
+    /* complete what is in flight so MPI_Finalize has nothing pending; a peer
+    ** that is gone cannot take its messages: give up after a while */
+    if (!mpb_wait_bounded(st, all_sent, NULL, 10.0)) {
+      fprintf(stderr, "mplua: " MPB_RANKFMT " messages still in flight at exit (a rank "
+              "stopped receiving)\n", st->rank, st->size);
+      fflush(stderr);
+    }
+    mpb_wake_close(st);
+    MPI_Comm_free(&st->ctl);
+    MPI_Comm_free(&st->user);
+    MPI_Comm_free(&st->bulk);
+    MPI_Comm_free(&st->ccomm);
+    mpb_arrivals_free(st);
+    if (st->own_mpi) MPI_Finalize();
+  }
+  mpb_sends_free(st);
+  free_tables(st);
+  st->L = NULL;
+}

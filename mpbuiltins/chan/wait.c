@@ -1,0 +1,137 @@
+/*
+** The one wait (DESIGN.md section 4). Every blocking operation on a user
+** path waits here: it polls both communicators (receiving, progressing
+** sends and parts), checks its condition, and backs off: it spins ~50 us
+** (latency close to raw MPI), then yields the core until ~2 ms, then naps
+** (wake.c), so idle and oversubscribed ranks stay cheap. On a host with more
+** ranks than cores it naps at once: the rank computing beside it gets the
+** core, and the sender's wake-up brings this one back.
+**
+** How long a nap may last depends on who can end it: control messages and
+** messages from ranks of this host come with a wake-up, so waits for those
+** nap long; a wait that a rank on another host could end with a user
+** message, or that needs MPI's own progress (a send or a part in flight),
+** naps at most NAP_SHORT.
+*/
+#include <sched.h>
+#include <string.h>
+
+#include "chan/chan.h"
+
+/* Probing a second communicator costs as much as the first (ch4:ucx), so a
+** wait for user messages looks at the control channel every CTL_EVERY polls
+** only: aborts are not latency-critical at the microsecond scale. */
+#define CTL_EVERY 16
+#define SPIN_SEC 50e-6
+#define YIELD_SEC 2e-3
+#define NAP_FIRST_NS 1000L
+#define NAP_SHORT_NS 1000000L   /* 1 ms */
+#define NAP_LONG_NS 200000000L  /* 0.2 s: only a lost wake-up waits this long */
+
+static const char ABORT_KEY[] = "mp.abort_error";
+
+static long nap_cap(const mpb_state *st, int flags) {
+  if (st->sends || st->csends || st->arrivals) return NAP_SHORT_NS;
+  if (flags & MPB_WAIT_CTL) return NAP_LONG_NS;
+  return mpb_all_local(st) ? NAP_LONG_NS : NAP_SHORT_NS;
+}
+
+/* One step of the back-off after a poll that found nothing. t0: when the
+** quiet spell began (0: not yet); nap: the next nap's length. Returns 1
+** when ready became true during a nap. */
+static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, unsigned *spins,
+                    double *t0, long *nap) {
+  int over = mpb_oversubscribed(st) && !(flags & MPB_WAIT_HOT);
+  if (!over) {
+    if (++*spins < 64) return 0; /* cheap: no clock read */
+    double t = mpb_now();
+    if (*t0 == 0) *t0 = t;
+    if (t - *t0 < SPIN_SEC) return 0;
+    if (t - *t0 < YIELD_SEC || (flags & MPB_WAIT_HOT)) {
+      sched_yield();
+      return 0;
+    }
+  }
+  long cap = nap_cap(st, flags);
+  if (*nap > cap) *nap = cap;
+  if (mpb_nap(st, *nap, ready, ud, flags & MPB_WAIT_CTL)) return 1;
+  if (*nap < cap) *nap *= 2;
+  return 0;
+}
+
+void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags) {
+  double t0 = 0;
+  long nap = NAP_FIRST_NS;
+  unsigned spins = 0;
+  int ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
+  for (unsigned it = 0;; it++) {
+    int ev = mpb_poll_ctl(st, it % ctl_every == 0);
+    if (ready(st, ud)) return;
+    if (!(flags & MPB_WAIT_NOABORT)) mpb_check_abort(L, st);
+    if (ev) {
+      t0 = 0, spins = 0, nap = NAP_FIRST_NS;
+      continue;
+    }
+    if (!st->use_mpi) luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)",
+                                 st->rank, st->size);
+    if (back_off(st, ready, ud, flags, &spins, &t0, &nap)) t0 = 0, spins = 0, nap = NAP_FIRST_NS;
+  }
+}
+
+int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
+  double t0 = 0, end = mpb_now() + timeout;
+  long nap = NAP_FIRST_NS;
+  unsigned spins = 0;
+  for (;;) {
+    int ev = mpb_poll(st);
+    if (ready(st, ud)) return 1;
+    if (mpb_now() > end) return 0;
+    if (ev) {
+      t0 = 0, spins = 0, nap = NAP_FIRST_NS;
+      continue;
+    }
+    back_off(st, ready, ud, MPB_WAIT_CTL, &spins, &t0, &nap);
+  }
+}
+
+/* ------------------------------------------------------- abort error */
+static int abort_tostring(lua_State *L) {
+  lua_getfield(L, 1, "message");
+  return 1;
+}
+
+/* A unique value that user code cannot forge. */
+void mpb_abort_error_init(lua_State *L) {
+  lua_newtable(L);
+  lua_pushliteral(L, "mp: task stopped (another rank faulted)");
+  lua_setfield(L, -2, "message");
+  luaL_newmetatable(L, "mp.AbortError");
+  lua_pushcfunction(L, abort_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+}
+
+int mpb_raise_abort(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+  return lua_error(L);
+}
+
+int mpb_is_abort(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
+  int r = lua_rawequal(L, idx, -1);
+  lua_pop(L, 1);
+  return r;
+}
+
+void mpb_check_abort(lua_State *L, mpb_state *st) {
+  if (st->aborting && st->in_task) mpb_raise_abort(L);
+  mpb_check_interrupt(L, st);
+  if (st->mpi_err[0]) {
+    char msg[MPB_ERRLEN];
+    memcpy(msg, st->mpi_err, sizeof msg);
+    st->mpi_err[0] = '\0';
+    luaL_error(L, "mp: " MPB_RANKFMT " %s", st->rank, st->size, msg);
+  }
+}

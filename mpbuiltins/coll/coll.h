@@ -1,0 +1,77 @@
+/*
+** coll/: collectives on communicators, built on the p2p machinery (channel
+** MPB_CH_COLL, filtered by communicator id), never on MPI collectives: an MPI
+** collective interrupted by an abort can be neither completed nor
+** cancelled, while these messages are drained by the abort protocol, and
+** every wait is the one wait.
+**
+** Every message of a collective carries its signature in the header: the
+** kind (flags bits 0-7), the reduction op (bits 8-15, 0: none), the root
+** (aux, -1: none) and the collective's number on its communicator (seq). A
+** rank that receives a message whose signature differs from its own call
+** raises "mismatched collectives", naming what differs, instead of
+** computing garbage.
+*/
+#ifndef MPB_COLL_H
+#define MPB_COLL_H
+
+#include "p2p/p2p.h"
+
+enum { MPB_COLL_BCAST = 1, MPB_COLL_REDUCE, MPB_COLL_ALLRED, MPB_COLL_SCAN, MPB_COLL_GATHER,
+       MPB_COLL_ALLGATHER, MPB_COLL_SCATTER, MPB_COLL_ALLTOALL, MPB_COLL_BARRIER,
+       MPB_COLL_SPLIT, MPB_COLL_DUP, MPB_NCOLL };
+#define MPB_COLL_FUNC 0xfe /* op: a Lua function */
+
+/* A collective call in progress. */
+typedef struct mpb_coll {
+  mpb_state *st;
+  mpb_comm *c;
+  const char *fname;
+  int kind;
+  int op;            /* reduction op (MPB_RED_*), MPB_COLL_FUNC, or -1: none */
+  int fidx;          /* MPB_COLL_FUNC: the function's stack slot */
+  int root;          /* -1: none */
+  uint32_t seq;      /* its number on c in this task */
+} mpb_coll;
+
+/* Begin a collective of this kind on the communicator at slot 1 (checked);
+** op and root are set by the caller before the first message. */
+mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind);
+/* Begin one on c directly (collectives made by other layers). */
+mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, int kind);
+/* Send the n values at first.. to comm rank r; with ids, do not wait for
+** parts sent in place (see mpb_send). */
+void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]);
+/* Take r's next message of this collective (raises on a mismatched one). */
+mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r);
+/* Take it and push its one value. */
+void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r);
+/* Send / take exactly len raw bytes (no values). */
+void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t len);
+void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len);
+/* Every member's len bytes, in comm rank order, into out. */
+void mpb_coll_allgather_raw(lua_State *L, mpb_coll *x, const void *mine, size_t len, void *out);
+
+/* acc (at -2) op v (at -1) -> result at -2, v popped (numbers, booleans,
+** typed arrays element-wise, tables field by field); own: acc may be
+** updated in place. The op check of mpb_coll_op comes first. */
+void mpb_coll_combine(lua_State *L, mpb_coll *x, int from, int own);
+/* Check the op at slot idx (a name or a function at fidx) into x->op;
+** arrays: the value at slot vidx must support it. */
+void mpb_coll_op(lua_State *L, mpb_coll *x, int idx, int vidx);
+
+/* Push an uninitialized array shaped like like (no zero fill). */
+struct mpb_array *mpb_coll_push_uninit(lua_State *L, const struct mpb_array *like);
+/* Binomial-tree broadcast of the value at vidx from root: leaves the value
+** on top (at root, its own). */
+void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root);
+/* The allreduce of the typed array at slot 2 with a named op (pushed). */
+void mpb_coll_allreduce_array(lua_State *L, mpb_coll *x);
+
+/* Registration (methods of mp.Comm and mp.X on mp.world). */
+void mpb_open_coll(lua_State *L);
+void mpb_coll_reduce_methods(lua_State *L, int mpt);   /* coll_reduce.c */
+void mpb_coll_move_methods(lua_State *L, int mpt);     /* coll_move.c */
+void mpb_coll_comm_methods(lua_State *L, int mpt);     /* comm_split.c */
+
+#endif

@@ -1,0 +1,82 @@
+/*
+** p2p/: communicators ("mp.Comm"), send/recv on them, and requests. A
+** communicator is a list of ranks plus an id carried in every message
+** header (mpb_uhdr.comm): all traffic still goes over st->user, and a
+** receiver takes only the messages of the communicator it waits on. No MPI
+** communicator is created, so thousands of aborts spend no context id. Ids
+** are unique by construction (see mpb_comm_new_id); the collectives that
+** make communicators (split, dup) live in coll/.
+*/
+#ifndef MPB_P2P_H
+#define MPB_P2P_H
+
+#include "chan/chan.h"
+
+#define MPB_COMM_MT "mp.Comm"
+/* The methods table of communicators (coll/ and request.c add to it). */
+#define MPB_COMM_METHODS "mp.Comm.methods"
+
+typedef struct mpb_comm {
+  uint32_t id;       /* 0: world */
+  int64_t task;      /* task it was made in; -1: world (lives for ever) */
+  int rank, size;    /* this rank's place in it, its size */
+  uint32_t nseq;     /* collectives begun on it in task seq_task (coll/) */
+  int64_t seq_task;
+  int *ranks;        /* comm rank -> rank of the runtime [size] */
+  int *of_world;     /* rank of the runtime -> comm rank, or -1 [runtime size] */
+} mpb_comm;
+
+/* ------------------------------------------------------------- comm.c */
+/* Push a new communicator of n members made in this task (ranks filled by
+** the caller, then mpb_comm_index). */
+mpb_comm *mpb_comm_new(lua_State *L, mpb_state *st, int n, uint32_t id);
+void mpb_comm_index(mpb_state *st, mpb_comm *c);
+/* The id this rank proposes for its next communicator. Every member of a
+** new communicator proposes one, all take the largest, and each moves past
+** it (mpb_comm_used_id): a rank's ids only grow within a task, so no two
+** communicators a rank belongs to share an id. */
+uint32_t mpb_comm_next_id(lua_State *L, mpb_state *st);
+void mpb_comm_used_id(mpb_state *st, uint32_t id);
+/* The communicator at idx, checked to be usable now ("communicator from an
+** earlier task" otherwise); fname names the caller in errors. */
+mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname);
+/* Push mp.world. */
+void mpb_comm_pushworld(lua_State *L);
+/* The rank of c at stack slot arg, checked (errors number it arg - 1: the
+** communicator is argument 0 of a method). */
+int mpb_comm_checkrank(lua_State *L, mpb_state *st, const mpb_comm *c, int arg,
+                       const char *fname);
+/* methods[name] = f and mp[name] = f applied to mp.world (mpt: index of the
+** mp table). */
+void mpb_comm_setboth(lua_State *L, int mpt, const char *name, lua_CFunction f);
+/* The channel of send/recv on c. */
+static inline int mpb_comm_user_chan(const mpb_comm *c) {
+  return c->id ? MPB_CH_CUSER : MPB_CH_USER;
+}
+/* The destinations of a send at stack slot idx: a rank of c or a list of
+** them, checked (errors name fname and argument arg); returns how many. */
+lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
+                           const char *fname);
+/* Destination i (1..count) of those, as a rank of c. */
+int mpb_comm_dest(lua_State *L, int idx, lua_Integer i);
+
+/* Send the message in b to comm rank r on chan (last: the buffer may be
+** taken); ids as mpb_send's. */
+void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
+                   struct mpb_wbuf *b, int last, uint64_t ids[2]);
+/* The oldest queued message of c on chan from comm rank src (-1: any), or
+** NULL; taken out of its inbox when take. */
+mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int take);
+/* Wait (the one wait) for such a message and take it. */
+mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan, int src,
+                       const char *fname);
+
+/* -------------------------------------------------------- checks, p2p.c */
+void mpb_check_task(lua_State *L, mpb_state *st, const char *fname);
+
+/* ---------------------------------------------------------------- openers */
+void mpb_open_comm(lua_State *L);    /* mp.world, the mp.Comm metatable */
+void mpb_open_p2p(lua_State *L);     /* send, recv, probe (mp.X and methods) */
+void mpb_open_request(lua_State *L); /* isend, irecv, wait, test, waitall, waitany */
+
+#endif

@@ -1,0 +1,51 @@
+/*
+** tasks/: parallel tasks (rank 0 starts one on every rank through the
+** fan-out tree; it ends when every subtree reports DONE), the worker idle
+** loop, the fan-out builtins, the abort protocol, the pool, connect.
+*/
+#ifndef MPB_TASKS_H
+#define MPB_TASKS_H
+
+#include "chan/chan.h"
+
+/* Task operations carried by a CMD. */
+enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TASK_LINE,
+       MPB_NTASK };
+
+/* lua.c's message handler: adds a traceback; passes the abort error as is. */
+int mpb_msgh(lua_State *L);
+/* The children of rank r in the fan-out tree: ranks first..last (none if
+** first > last), and its parent. */
+void mpb_children(const mpb_state *st, int r, int *first, int *last);
+static inline int mpb_parent(const mpb_state *st, int r) { return (r - 1) / st->nfan; }
+/* Rank 0: run a task on every rank: op with its wire-encoded arguments at
+** the top n stack slots; leaves rank 0's results; raises the report on a
+** fault. */
+int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname);
+/* The body of a task operation registered by another file (connect.c). */
+void mpb_task_register(int op, lua_CFunction body);
+/* Workers: the idle loop; returns the exit status rank 0 sent. */
+int mpb_worker_loop(lua_State *L, mpb_state *st);
+/* Rank 0: tell every worker to exit. */
+void mpb_task_exit(mpb_state *st, int status);
+/* Register the control handlers of tasks (task.c) and aborts (abort.c). */
+void mpb_task_handlers(mpb_state *st);
+void mpb_abort_handlers(mpb_state *st);
+
+/* -------------------------------------------------------------- abort.c */
+/* Bring every rank back to a clean, synchronized state after a fault. */
+void mpb_resync(lua_State *L, mpb_state *st);
+/* Rank 0: record a fault (first one wins); msg copied. */
+void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
+/* Rank 0: start the abort of the current task. */
+void mpb_abort_begin(mpb_state *st);
+/* Rank 0: push the error report of the last abort. */
+void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
+
+/* ---------------------------------------------------------------- openers */
+void mpb_open_task(lua_State *L);    /* exec, include, require, cd, nfan, handout, handin */
+void mpb_open_abort(lua_State *L);   /* abort, os.exit on workers */
+void mpb_open_pool(lua_State *L);    /* pool, pmap */
+void mpb_open_connect(lua_State *L); /* connect, disconnect */
+
+#endif
