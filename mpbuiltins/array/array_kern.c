@@ -41,21 +41,39 @@ static inline int64_t limod(int64_t m, int64_t n) {
 #define NOCHECK (void)0
 #define ZEROCHECK if (y == 0) return MPB_KERR_ZERODIV
 
-/* One run of o = EXPR(x, y); CHECK may return an error code. */
+/* One run of o = EXPR(x, y); CHECK may return an error code. An input is
+** either the very same memory as o or disjoint from it (the binding copies
+** anything else), so when unit-stride pointers differ they do not overlap
+** and the loop may use restrict pointers, which lets the compiler vectorize
+** without run-time alias checks. */
 #define BINRUN(name, T, CHECK, EXPR)                                               \
   static int name(void *ctx, char *const *p, const int64_t *st, int64_t n) {       \
     T *o = (T *)p[0];                                                              \
     const T *a = (const T *)p[1], *b = (const T *)p[2];                            \
     int64_t so = st[0], sa = st[1], sb = st[2];                                    \
     (void)ctx;                                                                     \
-    if (so == 1 && sa == 1 && sb == 1) {                                           \
-      for (int64_t i = 0; i < n; i++) { T x = a[i], y = b[i]; CHECK; o[i] = (EXPR); } \
+    if (so == 1 && sa == 1 && sb == 1 && o != a && o != b) {                       \
+      T *restrict ro = o;                                                          \
+      const T *restrict ra = a, *restrict rb = b;                                  \
+      for (int64_t i = 0; i < n; i++) { T x = ra[i], y = rb[i]; CHECK; ro[i] = (EXPR); } \
+    } else if (so == 1 && sa == 1 && sb == 1 && o == a && o != b) {                \
+      T *restrict ro = o;                                                          \
+      const T *restrict rb = b;                                                    \
+      for (int64_t i = 0; i < n; i++) { T x = ro[i], y = rb[i]; CHECK; ro[i] = (EXPR); } \
     } else if (so == 1 && sa == 1 && sb == 0) {                                    \
       const T y = *b;                                                              \
-      for (int64_t i = 0; i < n; i++) { T x = a[i]; CHECK; o[i] = (EXPR); }        \
-    } else if (so == 1 && sa == 0 && sb == 1) {                                    \
+      if (o != a) {                                                                \
+        T *restrict ro = o;                                                        \
+        const T *restrict ra = a;                                                  \
+        for (int64_t i = 0; i < n; i++) { T x = ra[i]; CHECK; ro[i] = (EXPR); }    \
+      } else {                                                                     \
+        for (int64_t i = 0; i < n; i++) { T x = o[i]; CHECK; o[i] = (EXPR); }      \
+      }                                                                            \
+    } else if (so == 1 && sa == 0 && sb == 1 && o != b) {                          \
       const T x = *a;                                                              \
-      for (int64_t i = 0; i < n; i++) { T y = b[i]; CHECK; o[i] = (EXPR); }        \
+      T *restrict ro = o;                                                          \
+      const T *restrict rb = b;                                                    \
+      for (int64_t i = 0; i < n; i++) { T y = rb[i]; CHECK; ro[i] = (EXPR); }      \
     } else {                                                                       \
       for (int64_t i = 0; i < n; i++) {                                            \
         T x = a[i * sa], y = b[i * sb];                                            \
@@ -121,8 +139,12 @@ mpb_run_fn mpb_kern_binary(int op, int dtype) {
     T *o = (T *)p[0];                                                              \
     const T *a = (const T *)p[1];                                                  \
     (void)ctx;                                                                     \
-    if (st[0] == 1 && st[1] == 1) {                                                \
-      for (int64_t i = 0; i < n; i++) { T x = a[i]; o[i] = (EXPR); }               \
+    if (st[0] == 1 && st[1] == 1 && o != a) {                                      \
+      T *restrict ro = o;                                                          \
+      const T *restrict ra = a;                                                    \
+      for (int64_t i = 0; i < n; i++) { T x = ra[i]; ro[i] = (EXPR); }             \
+    } else if (st[0] == 1 && st[1] == 1) {                                         \
+      for (int64_t i = 0; i < n; i++) { T x = o[i]; o[i] = (EXPR); }               \
     } else {                                                                       \
       for (int64_t i = 0; i < n; i++) { T x = a[i * st[1]]; o[i * st[0]] = (EXPR); } \
     }                                                                              \

@@ -156,7 +156,34 @@ mpb_run_fn mpb_kern_reduce(int kind, int dtype) {
 ** converts an accumulated value to T. Runs where every operand has unit
 ** stride take an unrolled loop per term count up to 5 (stencils), longer
 ** combinations a block at a time through a small accumulator, so the data is
-** read once either way. */
+** read once either way. Terms are y itself or disjoint from it (the binding
+** copies anything else): without y among them the loops use restrict
+** pointers, so they vectorize without run-time alias checks. */
+#define UNROLLED(R, OUT)                                                               \
+  do {                                                                             \
+    elem_t *R o_ = o;                                                              \
+    const elem_t *R x1 = (const elem_t *)p[1];                                     \
+    const elem_t *R x2 = K >= 2 ? (const elem_t *)p[2] : x1;                       \
+    const elem_t *R x3 = K >= 3 ? (const elem_t *)p[3] : x1;                       \
+    const elem_t *R x4 = K >= 4 ? (const elem_t *)p[4] : x1;                       \
+    const elem_t *R x5 = K >= 5 ? (const elem_t *)p[5] : x1;                       \
+    switch (K) {                                                                   \
+      case 1: for (int64_t i = 0; i < n; i++) o_[i] = OUT(c0 * x1[i]); break;      \
+      case 2: for (int64_t i = 0; i < n; i++) o_[i] = OUT(c0 * x1[i] + c1 * x2[i]); break; \
+      case 3:                                                                      \
+        for (int64_t i = 0; i < n; i++)                                            \
+          o_[i] = OUT(c0 * x1[i] + c1 * x2[i] + c2 * x3[i]);                       \
+        break;                                                                     \
+      case 4:                                                                      \
+        for (int64_t i = 0; i < n; i++)                                            \
+          o_[i] = OUT(c0 * x1[i] + c1 * x2[i] + c2 * x3[i] + c3 * x4[i]);          \
+        break;                                                                     \
+      default:                                                                     \
+        for (int64_t i = 0; i < n; i++)                                            \
+          o_[i] = OUT(c0 * x1[i] + c1 * x2[i] + c2 * x3[i] + c3 * x4[i] + c4 * x5[i]); \
+    }                                                                              \
+  } while (0)
+#define NORESTRICT
 #define X(k, i) ((acc_t)((const elem_t *)p[k])[i])
 #define LINCOMB(name, T, A, C, OUT)                                                \
   static int name(void *ctx, char *const *p, const int64_t *st, int64_t n) {       \
@@ -165,38 +192,31 @@ mpb_run_fn mpb_kern_reduce(int kind, int dtype) {
     const mpb_lc *lc = ctx;                                                        \
     const int K = lc->nterm;                                                       \
     T *o = (T *)p[0];                                                              \
-    int unit = 1;                                                                  \
+    int unit = 1, alias = 0;                                                       \
     for (int k = 0; k <= K; k++) unit &= st[k] == 1;                               \
-    const A c0 = (A)lc->C[0], c1 = (A)lc->C[1], c2 = (A)lc->C[2], c3 = (A)lc->C[3], \
-            c4 = (A)lc->C[4];                                                      \
-    if (unit && K == 1) {                                                          \
-      for (int64_t i = 0; i < n; i++) o[i] = OUT(c0 * X(1, i));                    \
-    } else if (unit && K == 2) {                                                   \
-      for (int64_t i = 0; i < n; i++) o[i] = OUT(c0 * X(1, i) + c1 * X(2, i));     \
-    } else if (unit && K == 3) {                                                   \
-      for (int64_t i = 0; i < n; i++)                                              \
-        o[i] = OUT(c0 * X(1, i) + c1 * X(2, i) + c2 * X(3, i));                    \
-    } else if (unit && K == 4) {                                                   \
-      for (int64_t i = 0; i < n; i++)                                              \
-        o[i] = OUT(c0 * X(1, i) + c1 * X(2, i) + c2 * X(3, i) + c3 * X(4, i));     \
-    } else if (unit && K == 5) {                                                   \
-      for (int64_t i = 0; i < n; i++)                                              \
-        o[i] = OUT(c0 * X(1, i) + c1 * X(2, i) + c2 * X(3, i) + c3 * X(4, i) + c4 * X(5, i)); \
+    for (int k = 1; k <= K; k++) alias |= p[k] == p[0];                            \
+    const acc_t c0 = (acc_t)lc->C[0], c1 = (acc_t)lc->C[1], c2 = (acc_t)lc->C[2],  \
+                c3 = (acc_t)lc->C[3], c4 = (acc_t)lc->C[4];                        \
+    if (unit && K <= 5 && !alias) {                                                \
+      UNROLLED(restrict, OUT);                                                          \
+    } else if (unit && K <= 5) {                                                   \
+      UNROLLED(NORESTRICT, OUT);                                                        \
     } else if (unit) {                                                             \
-      A acc[256];                                                                  \
+      acc_t acc[256];                                                              \
       for (int64_t lo = 0; lo < n; lo += 256) {                                    \
         int64_t m = n - lo < 256 ? n - lo : 256;                                   \
         for (int64_t i = 0; i < m; i++) acc[i] = c0 * X(1, lo + i);                \
         for (int k = 1; k < K; k++) {                                              \
-          const A ck = (A)lc->C[k];                                                \
-          for (int64_t i = 0; i < m; i++) acc[i] += ck * X(k + 1, lo + i);         \
+          const acc_t ck = (acc_t)lc->C[k];                                        \
+          const elem_t *xk = (const elem_t *)p[k + 1] + lo;                        \
+          for (int64_t i = 0; i < m; i++) acc[i] += ck * (acc_t)xk[i];             \
         }                                                                          \
         for (int64_t i = 0; i < m; i++) o[lo + i] = OUT(acc[i]);                   \
       }                                                                            \
     } else {                                                                       \
       for (int64_t i = 0; i < n; i++) {                                            \
-        A s = c0 * X(1, i * st[1]);                                                \
-        for (int k = 1; k < K; k++) s += (A)lc->C[k] * X(k + 1, i * st[k + 1]);    \
+        acc_t s = c0 * X(1, i * st[1]);                                            \
+        for (int k = 1; k < K; k++) s += (acc_t)lc->C[k] * X(k + 1, i * st[k + 1]); \
         o[i * st[0]] = OUT(s);                                                     \
       }                                                                            \
     }                                                                              \
