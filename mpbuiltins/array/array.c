@@ -328,14 +328,10 @@ static int conv_run(void *c, char *const *p, const int64_t *st, int64_t n) {
 const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src) {
   mpb_iter it;
   mpb_array d = *dst, s = *src;
-  if (dst->ndim != src->ndim || memcmp(dst->dims, src->dims, sizeof dst->dims) != 0) {
-    int64_t dims[MPB_ARRAY_MAXDIM];
-    if (mpb_broadcast(dst->ndim, dst->dims, src->ndim, src->dims, dims) != dst->ndim ||
-        memcmp(dims, dst->dims, (size_t)dst->ndim * sizeof *dims) != 0) {
-      /* not a broadcast: both contiguous with the same n, walked flat */
-      set_header(&d, dst->data, dst->n, dst->dtype, 1, &dst->n, NULL);
-      set_header(&s, src->data, src->n, src->dtype, 1, &src->n, NULL);
-    }
+  if (!mpb_broadcasts_to(src->ndim, src->dims, dst->ndim, dst->dims)) {
+    /* not a broadcast: both contiguous with the same n, walked flat */
+    set_header(&d, dst->data, dst->n, dst->dtype, 1, &dst->n, NULL);
+    set_header(&s, src->data, src->n, src->dtype, 1, &src->n, NULL);
   }
   mpb_iter_init(&it, d.ndim, d.dims);
   mpb_iter_add(&it, &d);

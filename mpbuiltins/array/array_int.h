@@ -20,6 +20,12 @@ mpb_array *mpb_arr_pushview(lua_State *L, int idx, const mpb_array *a, void *dat
 int mpb_arr_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
 /* Push "3x4" for a shape. */
 const char *mpb_arr_pushshape(lua_State *L, int ndim, const int64_t *dims);
+/* Raise a shape error at arg: fmt has two %s, given the two shapes. */
+int mpb_arr_shapeerror(lua_State *L, int arg, const char *fname, const char *fmt, int na,
+                       const int64_t *da, int nb, const int64_t *db);
+/* dst = src converted (unchecked cast, mpb_kern_cast), src broadcast to dst. */
+void mpb_arr_cast(mpb_array *dst, const mpb_array *src);
+#define MPB_ISFLOAT(d) ((d) == MPB_F64 || (d) == MPB_F32)
 /* The array at arg (strided views included), or raise naming fname. */
 mpb_array *mpb_arr_check(lua_State *L, int arg, const char *fname);
 

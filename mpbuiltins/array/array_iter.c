@@ -100,6 +100,11 @@ int mpb_broadcast(int na, const int64_t *da, int nb, const int64_t *db, int64_t 
   return nd;
 }
 
+int mpb_broadcasts_to(int na, const int64_t *da, int nd, const int64_t *d) {
+  int64_t b[MPB_ARRAY_MAXDIM];
+  return mpb_broadcast(na, da, nd, d, b) == nd && memcmp(b, d, (size_t)nd * sizeof *d) == 0;
+}
+
 /* Lowest and one-past-highest byte an array touches. */
 static void span(const mpb_array *a, const char **lo, const char **hi) {
   int64_t es = (int64_t)mpb_dtype_size(a->dtype), l = 0, h = 0;

@@ -52,6 +52,9 @@ int mpb_iter_run(mpb_iter *it, mpb_run_fn fn, void *ctx);
 ** them 1). Returns the result's ndim, or -1 if they do not broadcast. */
 int mpb_broadcast(int na, const int64_t *da, int nb, const int64_t *db, int64_t *out);
 
+/* Whether shape (na, da) broadcasts to exactly (nd, d). */
+int mpb_broadcasts_to(int na, const int64_t *da, int nd, const int64_t *d);
+
 /* How the memory of two arrays relates: MPB_DISJOINT, MPB_SAME (the very
 ** same elements in the same order: element-wise work in place is safe) or
 ** MPB_OVERLAP (anything else sharing bytes: copy an input first). */

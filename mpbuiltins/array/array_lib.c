@@ -15,6 +15,7 @@
 #include "array/array.h"
 #include "array/array_int.h"
 #include "array/array_iter.h"
+#include "array/array_kern.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -78,6 +79,21 @@ const char *mpb_arr_pushshape(lua_State *L, int ndim, const int64_t *dims) {
   }
   luaL_pushresult(&b);
   return lua_tostring(L, -1);
+}
+
+int mpb_arr_shapeerror(lua_State *L, int arg, const char *fname, const char *fmt, int na,
+                       const int64_t *da, int nb, const int64_t *db) {
+  const char *sa = mpb_arr_pushshape(L, na, da);
+  const char *sb = mpb_arr_pushshape(L, nb, db);
+  return mpb_arr_argerror(L, arg, fname, fmt, sa, sb);
+}
+
+void mpb_arr_cast(mpb_array *dst, const mpb_array *src) {
+  mpb_iter it;
+  mpb_iter_init(&it, dst->ndim, dst->dims);
+  mpb_iter_add(&it, dst);
+  mpb_iter_add(&it, src);
+  mpb_iter_run(&it, mpb_kern_cast(dst->dtype, src->dtype), NULL);
 }
 
 mpb_array *mpb_arr_check(lua_State *L, int arg, const char *fname) {

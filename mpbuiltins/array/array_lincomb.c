@@ -21,8 +21,6 @@
 #include "array/array_iter.h"
 #include "array/array_kern.h"
 
-#define ISFLOAT(d) ((d) == MPB_F64 || (d) == MPB_F32)
-
 /* y (at 1) = sum of coefficient at cargs[k] times array at xargs[k]. */
 static int combine(lua_State *L, int nterm, const int *cargs, const int *xargs, const char *fname) {
   mpb_array *y = mpb_arr_check(L, 1, fname);
@@ -34,7 +32,7 @@ static int combine(lua_State *L, int nterm, const int *cargs, const int *xargs, 
     int ca = cargs[k], xa = xargs[k];
     if (lua_type(L, ca) != LUA_TNUMBER)
       mpb_arr_argerror(L, ca, fname, "number expected, got %s", luaL_typename(L, ca));
-    if (ISFLOAT(y->dtype)) {
+    if (MPB_ISFLOAT(y->dtype)) {
       lc.cf[k] = lua_tonumber(L, ca);
     } else {
       int isint;
@@ -48,13 +46,8 @@ static int combine(lua_State *L, int nterm, const int *cargs, const int *xargs, 
     if (x[k]->dtype != y->dtype)
       mpb_arr_argerror(L, xa, fname, "%s array, the result is %s (convert it with mp.array)",
                        mpb_dtype_name(x[k]->dtype), mpb_dtype_name(y->dtype));
-    int64_t S[MPB_ARRAY_MAXDIM];
-    int nd = mpb_broadcast(y->ndim, y->dims, x[k]->ndim, x[k]->dims, S);
-    if (nd != y->ndim || memcmp(S, y->dims, (size_t)nd * sizeof *S) != 0) {
-      const char *xs = mpb_arr_pushshape(L, x[k]->ndim, x[k]->dims);
-      const char *ys = mpb_arr_pushshape(L, y->ndim, y->dims);
-      mpb_arr_argerror(L, xa, fname, "shape %s vs %s", xs, ys);
-    }
+    if (!mpb_broadcasts_to(x[k]->ndim, x[k]->dims, y->ndim, y->dims))
+      mpb_arr_shapeerror(L, xa, fname, "shape %s vs %s", x[k]->ndim, x[k]->dims, y->ndim, y->dims);
   }
   for (int k = 0; k < nterm; k++) {
     if (mpb_array_overlap(x[k], y) == MPB_OVERLAP) {

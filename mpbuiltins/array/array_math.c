@@ -29,8 +29,6 @@
 #include "array/array_iter.h"
 #include "array/array_kern.h"
 
-#define ISFLOAT(d) ((d) == MPB_F64 || (d) == MPB_F32)
-
 int mpb_arr_promote(int a, int b) {
   static const int p[MPB_NDTYPE][MPB_NDTYPE] = {
     /*          f64      f32      i64      i32      u8    */
@@ -51,11 +49,7 @@ typedef struct {
 mpb_array *mpb_arr_as_dtype(lua_State *L, mpb_array *x, int R) {
   if (x->dtype == R) return x;
   mpb_array *t = mpb_array_new(L, R, x->ndim, x->dims);
-  mpb_iter it;
-  mpb_iter_init(&it, x->ndim, x->dims);
-  mpb_iter_add(&it, t);
-  mpb_iter_add(&it, x);
-  mpb_iter_run(&it, mpb_kern_cast(R, x->dtype), NULL);
+  mpb_arr_cast(t, x);
   return t;
 }
 
@@ -85,13 +79,10 @@ static mpb_array *unalias(lua_State *L, mpb_array *x, const mpb_array *out) {
 static mpb_array *target(lua_State *L, mpb_array *out, int outarg, int inplace, int R, int nd,
                          const int64_t *S, const char *fname) {
   if (!out) return mpb_array_new(L, R, nd, S);
-  if (out->ndim != nd || memcmp(out->dims, S, (size_t)nd * sizeof *S) != 0) {
-    const char *os = mpb_arr_pushshape(L, out->ndim, out->dims);
-    const char *rs = mpb_arr_pushshape(L, nd, S);
-    mpb_arr_argerror(L, outarg, fname, "out has shape %s, the result %s", os, rs);
-  }
+  if (out->ndim != nd || memcmp(out->dims, S, (size_t)nd * sizeof *S) != 0)
+    mpb_arr_shapeerror(L, outarg, fname, "out has shape %s, the result %s", out->ndim, out->dims, nd, S);
   if (out->dtype == R) return out;
-  if (ISFLOAT(out->dtype) != ISFLOAT(R))
+  if (MPB_ISFLOAT(out->dtype) != MPB_ISFLOAT(R))
     mpb_arr_argerror(L, outarg, fname, "the result is %s, %s is %s", mpb_dtype_name(R),
                      inplace ? "the array" : "out", mpb_dtype_name(out->dtype));
   return mpb_array_new(L, R, nd, S);
@@ -111,12 +102,7 @@ static void run(lua_State *L, mpb_run_fn f, mpb_array *t, mpb_array *out, operan
   }
   if (mpb_iter_run(&it, f, NULL) == MPB_KERR_ZERODIV)
     mpb_arr_argerror(L, errarg, fname, "integer division by zero");
-  if (out && t != out) {
-    mpb_iter_init(&it, out->ndim, out->dims);
-    mpb_iter_add(&it, out);
-    mpb_iter_add(&it, t);
-    mpb_iter_run(&it, mpb_kern_cast(out->dtype, t->dtype), NULL);
-  }
+  if (out && t != out) mpb_arr_cast(out, t);
 }
 
 /* ---------------------------------------------------------------- binary */
@@ -133,11 +119,11 @@ static int result_dtype(lua_State *L, int op, const mpb_array *x, const mpb_arra
     const mpb_array *a = x ? x : y;
     int sarg = x ? 2 : 1;
     R = a->dtype;
-    if (!ISFLOAT(R) && !lua_isinteger(L, sarg) && !is_bitwise(op)) R = MPB_F64;
+    if (!MPB_ISFLOAT(R) && !lua_isinteger(L, sarg) && !is_bitwise(op)) R = MPB_F64;
   }
-  if ((op == MPB_OP_DIV || op == MPB_OP_POW) && !ISFLOAT(R)) R = MPB_F64;
-  if (is_bitwise(op) && ISFLOAT(R)) { /* only a float array makes R a float here */
-    const mpb_array *f = x && ISFLOAT(x->dtype) ? x : y;
+  if ((op == MPB_OP_DIV || op == MPB_OP_POW) && !MPB_ISFLOAT(R)) R = MPB_F64;
+  if (is_bitwise(op) && MPB_ISFLOAT(R)) { /* only a float array makes R a float here */
+    const mpb_array *f = x && MPB_ISFLOAT(x->dtype) ? x : y;
     mpb_arr_argerror(L, f == x ? 1 : 2, fname, "integer operands expected, got %s",
                      mpb_dtype_name(f->dtype));
   }
@@ -162,16 +148,10 @@ static int binop(lua_State *L, int op, const char *fname, int inplace) {
   int64_t S[MPB_ARRAY_MAXDIM];
   int nd = mpb_broadcast(x ? x->ndim : 0, x ? x->dims : NULL, y ? y->ndim : 0,
                          y ? y->dims : NULL, S);
-  if (nd < 0) {
-    const char *ys = mpb_arr_pushshape(L, y->ndim, y->dims);
-    const char *xs = mpb_arr_pushshape(L, x->ndim, x->dims);
-    mpb_arr_argerror(L, 2, fname, "shape %s vs %s", ys, xs);
-  }
-  if (inplace && (nd != x->ndim || memcmp(S, x->dims, (size_t)nd * sizeof *S) != 0)) {
-    const char *ys = mpb_arr_pushshape(L, y->ndim, y->dims);
-    const char *xs = mpb_arr_pushshape(L, x->ndim, x->dims);
-    mpb_arr_argerror(L, 2, fname, "shape %s does not broadcast to %s", ys, xs);
-  }
+  if (nd < 0) mpb_arr_shapeerror(L, 2, fname, "shape %s vs %s", y->ndim, y->dims, x->ndim, x->dims);
+  if (inplace && !mpb_broadcasts_to(nd, S, x->ndim, x->dims))
+    mpb_arr_shapeerror(L, 2, fname, "shape %s does not broadcast to %s", y->ndim, y->dims, x->ndim,
+                       x->dims);
   operand in[2] = {{x, 0}, {y, 0}};
   if (!x) scalar_as(L, 1, R, fname, &in[0].scalar);
   if (!y) scalar_as(L, 2, R, fname, &in[1].scalar);
@@ -195,9 +175,9 @@ static int unop(lua_State *L, int fn, const char *fname, int inplace) {
   else if (!lua_isnoneornil(L, 2)) out = mpb_arr_check(L, 2, fname);
   lua_settop(L, 2);
   int R = x->dtype;
-  if (fn == MPB_FN_BNOT && ISFLOAT(R))
+  if (fn == MPB_FN_BNOT && MPB_ISFLOAT(R))
     mpb_arr_argerror(L, 1, fname, "integer array expected, got %s", mpb_dtype_name(R));
-  if (!ISFLOAT(R) && !MPB_FN_KEEPS_INT(fn)) R = MPB_F64;
+  if (!MPB_ISFLOAT(R) && !MPB_FN_KEEPS_INT(fn)) R = MPB_F64;
   mpb_array *t = target(L, out, inplace ? 1 : 2, inplace, R, x->ndim, x->dims, fname);
   int result = out ? (inplace ? 1 : 2) : lua_gettop(L);
   operand in = {x, 0};

@@ -21,8 +21,6 @@
 #include "array/array_iter.h"
 #include "array/array_kern.h"
 
-#define ISFLOAT(d) ((d) == MPB_F64 || (d) == MPB_F32)
-
 /* Run reduction kind over a (and b for dot) into r. */
 static void reduce_all(int kind, const mpb_array *a, const mpb_array *b, mpb_racc *r) {
   mpb_iter it;
@@ -33,7 +31,7 @@ static void reduce_all(int kind, const mpb_array *a, const mpb_array *b, mpb_rac
 }
 
 static void push_acc(lua_State *L, int kind, int dtype, const mpb_racc *r) {
-  if (ISFLOAT(dtype))
+  if (MPB_ISFLOAT(dtype))
     lua_pushnumber(L, r->nan ? (double)NAN : r->d);
   else if (kind == MPB_R_MIN || kind == MPB_R_MAX)
     lua_pushinteger(L, r->i);
@@ -68,7 +66,7 @@ static int reduce_dim(lua_State *L, int kind, int mean, mpb_array *a, int d, con
     accumulate(kind == MPB_R_MIN ? MPB_OP_MIN : MPB_OP_MAX, acc, a);
     return 1;
   }
-  int R = ISFLOAT(a->dtype) ? MPB_F64 : (mean ? MPB_F64 : MPB_I64);
+  int R = MPB_ISFLOAT(a->dtype) ? MPB_F64 : (mean ? MPB_F64 : MPB_I64);
   int slot = lua_gettop(L) + 1;
   mpb_array *acc = mpb_array_new(L, R, a->ndim, dims);
   if (kind == MPB_R_PROD) {
@@ -95,12 +93,7 @@ static int reduce_dim(lua_State *L, int kind, int mean, mpb_array *a, int d, con
     mpb_iter_run(&it, mpb_kern_binary(MPB_OP_DIV, MPB_F64), NULL);
   }
   if (a->dtype == MPB_F32) { /* accumulated in double, rounded once */
-    mpb_array *r = mpb_array_new(L, MPB_F32, a->ndim, dims);
-    mpb_iter it;
-    mpb_iter_init(&it, r->ndim, r->dims);
-    mpb_iter_add(&it, r);
-    mpb_iter_add(&it, acc);
-    mpb_iter_run(&it, mpb_kern_cast(MPB_F32, MPB_F64), NULL);
+    mpb_arr_cast(mpb_array_new(L, MPB_F32, a->ndim, dims), acc);
     return 1;
   }
   lua_settop(L, slot);
@@ -126,7 +119,7 @@ static int reduction(lua_State *L, int kind, int mean, const char *fname) {
   if (d >= 0) return reduce_dim(L, kind, mean, a, d, fname);
   if ((kind == MPB_R_MIN || kind == MPB_R_MAX) && a->n == 0)
     mpb_arr_argerror(L, 1, fname, "empty array");
-  if (mean && !ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
+  if (mean && !MPB_ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
   mpb_racc r = {0, 0, 0, 0, 0};
   if (kind == MPB_R_PROD) r.d = 1, r.u = 1;
   reduce_all(kind, a, NULL, &r);
@@ -153,7 +146,7 @@ static int norm(lua_State *L) {
   if (p != 1 && p != 2 && p != HUGE_VAL)
     mpb_arr_argerror(L, 2, "norm", "p must be 1, 2 or math.huge, got %s", luaL_tolstring(L, 2, NULL));
   lua_settop(L, 2);
-  if (!ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
+  if (!MPB_ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
   mpb_racc r = {0, 0, 0, 0, 0};
   if (p == 1) {
     reduce_all(MPB_R_SUMABS, a, NULL, &r);
@@ -189,11 +182,8 @@ static int norm(lua_State *L) {
 ** (dtypes promote as in a * b). */
 static int dot(lua_State *L) {
   mpb_array *a = mpb_arr_check(L, 1, "dot"), *b = mpb_arr_check(L, 2, "dot");
-  if (a->ndim != b->ndim || memcmp(a->dims, b->dims, (size_t)a->ndim * sizeof *a->dims) != 0) {
-    const char *bs = mpb_arr_pushshape(L, b->ndim, b->dims);
-    const char *as = mpb_arr_pushshape(L, a->ndim, a->dims);
-    mpb_arr_argerror(L, 2, "dot", "shape %s vs %s", bs, as);
-  }
+  if (a->ndim != b->ndim || memcmp(a->dims, b->dims, (size_t)a->ndim * sizeof *a->dims) != 0)
+    mpb_arr_shapeerror(L, 2, "dot", "shape %s vs %s", b->ndim, b->dims, a->ndim, a->dims);
   lua_settop(L, 2);
   int R = mpb_arr_promote(a->dtype, b->dtype);
   a = mpb_arr_as_dtype(L, a, R);

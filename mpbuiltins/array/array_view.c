@@ -232,13 +232,8 @@ static int copy_from(lua_State *L) {
   mpb_array *src = mpb_array_testv(L, 2);
   if (!src)
     mpb_arr_argerror(L, 2, "copy_from", "mp.Array or number expected, got %s", luaL_typename(L, 2));
-  int64_t bdims[MPB_ARRAY_MAXDIM];
-  int nd = mpb_broadcast(dst->ndim, dst->dims, src->ndim, src->dims, bdims);
-  if (nd != dst->ndim || memcmp(bdims, dst->dims, (size_t)nd * sizeof *bdims) != 0) {
-    const char *ds = mpb_arr_pushshape(L, dst->ndim, dst->dims);
-    const char *ss = mpb_arr_pushshape(L, src->ndim, src->dims);
-    mpb_arr_argerror(L, 2, "copy_from", "shape %s vs %s", ss, ds);
-  }
+  if (!mpb_broadcasts_to(src->ndim, src->dims, dst->ndim, dst->dims))
+    mpb_arr_shapeerror(L, 2, "copy_from", "shape %s vs %s", src->ndim, src->dims, dst->ndim, dst->dims);
   int rel = mpb_array_overlap(dst, src);
   if (rel == MPB_SAME) {
     lua_settop(L, 1);
