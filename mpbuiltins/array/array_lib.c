@@ -321,6 +321,9 @@ static int mm_index(lua_State *L) {
     mpb_array_pushelem(L, a, mpb_array_offset(a, checkindex(L, 2, a->n) - 1));
     return 1;
   }
+  /* methods first: a:add(b) is more frequent than a.dtype */
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
   if (k) {
     if (strcmp(k, "dtype") == 0) {
@@ -336,9 +339,7 @@ static int mm_index(lua_State *L) {
       return 1;
     }
   }
-  lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
-  return 1;
+  return 1; /* nil */
 }
 
 /* a[i] = v: the same fast path as mm_index (upvalue 1: the metatable). */
