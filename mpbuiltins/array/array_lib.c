@@ -272,29 +272,6 @@ static int zeros_like(lua_State *L) {
   return 1;
 }
 
-/* a:fill(v): converts v once, then copies it to every element; returns a. */
-static int fill(lua_State *L) {
-  mpb_array *a = mpb_array_checkv(L, 1);
-  luaL_checkany(L, 2);
-  uint64_t scratch = 0;
-  mpb_array one = *a;
-  one.data = &scratch;
-  const char *msg = mpb_array_storev(L, &one, 0, 2);
-  if (msg) luaL_argerror(L, 2, msg);
-  size_t es = mpb_dtype_size(a->dtype);
-  if (a->contig && (es == 1 || scratch == 0)) {
-    memset(a->data, (int)(scratch & 0xff), mpb_array_bytes(a));
-  } else {
-    mpb_iter it;
-    mpb_iter_init(&it, a->ndim, a->dims);
-    mpb_iter_add(&it, a);
-    mpb_iter_addscalar(&it, &scratch, es);
-    mpb_iter_run(&it, mpb_run_copy, &es);
-  }
-  lua_settop(L, 1);
-  return 1;
-}
-
 /* ---------------------------------------------------------------- metamethods */
 
 /* a[i] (flat), a.dtype, a.ndim, a.contiguous, methods (upvalue 1).
@@ -408,7 +385,7 @@ static int mm_pairs(lua_State *L) {
 
 static const luaL_Reg methods[] = {
   {"get", get}, {"set", set}, {"dims", dims}, {"strides", strides}, {"totable", totable},
-  {"copy", copy}, {"zeros_like", zeros_like}, {"fill", fill}, {NULL, NULL}};
+  {"copy", copy}, {"zeros_like", zeros_like}, {NULL, NULL}};
 
 static const luaL_Reg metamethods[] = {
   {"__len", mm_len}, {"__tostring", mm_tostring}, {"__pairs", mm_pairs}, {NULL, NULL}};

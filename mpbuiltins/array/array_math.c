@@ -190,6 +190,8 @@ static int unop(lua_State *L, int fn, const char *fname, int inplace) {
 
 /* ---------------------------------------------------------------- the functions */
 
+/* ew_ ("element-wise") prefixes the C names: most Lua names here (sqrt, floor,
+** pow...) are C library functions or luaconf.h macros (l_floor). */
 #define BIN(name, op)                                                              \
   static int ew_##name(lua_State *L) { return binop(L, op, #name, 0); }             \
   static int ew_##name##_(lua_State *L) { return binop(L, op, #name "_", 1); }

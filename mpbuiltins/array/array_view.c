@@ -11,6 +11,7 @@
 **   a:interior(w [, o1, ...]) the block w in from every edge, shifted by o (the
 **                             stencil's shifted views, halos' complement)
 **   dst:copy_from(src)        element copy, src broadcast to dst's shape
+**   a:fill(v)                 every element v
 */
 #include <string.h>
 
@@ -216,19 +217,42 @@ static int interior(lua_State *L) {
 
 /* ---------------------------------------------------------------- copies */
 
+/* Set every element of a to the number at arg (converted once, with the
+** storing rules), then return a (at 1). */
+static int fill_with(lua_State *L, mpb_array *a, int arg, const char *fname) {
+  uint64_t scratch = 0;
+  mpb_array one = *a;
+  one.data = &scratch;
+  const char *msg = mpb_array_storev(L, &one, 0, arg);
+  if (msg) mpb_arr_argerror(L, arg, fname, "%s", msg);
+  size_t es = mpb_dtype_size(a->dtype);
+  if (a->contig && (es == 1 || scratch == 0)) {
+    memset(a->data, (int)(scratch & 0xff), mpb_array_bytes(a));
+  } else {
+    mpb_iter it;
+    mpb_iter_init(&it, a->ndim, a->dims);
+    mpb_iter_add(&it, a);
+    mpb_iter_addscalar(&it, &scratch, es);
+    mpb_iter_run(&it, mpb_run_copy, &es);
+  }
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* a:fill(v): every element v; returns a. */
+static int fill(lua_State *L) {
+  mpb_array *a = mpb_arr_check(L, 1, "fill");
+  luaL_checkany(L, 2);
+  return fill_with(L, a, 2, "fill");
+}
+
 /* dst:copy_from(src): copy src's elements into dst and return dst. src is
 ** an array whose shape broadcasts to dst's (usually the same shape), or a
 ** number (as fill). Another dtype converts with the checked storing rules. A
 ** src that shares memory with dst is read as it was before the copy. */
 static int copy_from(lua_State *L) {
   mpb_array *dst = mpb_arr_check(L, 1, "copy_from");
-  if (lua_type(L, 2) == LUA_TNUMBER) {
-    lua_getfield(L, 1, "fill");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
-    return 1;
-  }
+  if (lua_type(L, 2) == LUA_TNUMBER) return fill_with(L, dst, 2, "copy_from");
   mpb_array *src = mpb_array_testv(L, 2);
   if (!src)
     mpb_arr_argerror(L, 2, "copy_from", "mp.Array or number expected, got %s", luaL_typename(L, 2));
@@ -252,6 +276,6 @@ static int copy_from(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"reshape", reshape}, {"slice", slice}, {"view", view}, {"interior", interior},
-  {"copy_from", copy_from}, {NULL, NULL}};
+  {"copy_from", copy_from}, {"fill", fill}, {NULL, NULL}};
 
 void mpb_array_open_view(lua_State *L) { luaL_setfuncs(L, funcs, 0); }
