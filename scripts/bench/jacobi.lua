@@ -3,7 +3,6 @@
 -- same process (bench.jacobi), interleaved; medians and ratios.
 --   build/arraybench scripts/bench/jacobi.lua [n=256] [rounds=15]
 -- Goal: array math (fused lincomb over shifted views) <= 1.5x the C loop.
-package.path = arg[0] and package.path or package.path
 local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 package.path = here .. "?.lua;" .. package.path
 local common = require "common"
