@@ -18,6 +18,9 @@ mpb_array *mpb_arr_pushview(lua_State *L, int idx, const mpb_array *a, void *dat
 ** formatted like lua_pushfstring. Self counts as #1 (a:f(x) reports x as #2),
 ** so the numbers are those of the function form mp.Array.f(a, x). */
 int mpb_arr_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* Dimensions from arguments first..last (at least one, each >= 0, at most
+** MPB_ARRAY_MAXDIM, not too large); returns their number. */
+int mpb_arr_checkdims(lua_State *L, int first, int last, int64_t *dims);
 /* Push "3x4" for a shape. */
 const char *mpb_arr_pushshape(lua_State *L, int ndim, const int64_t *dims);
 /* Raise a shape error at arg: fmt has two %s, given the two shapes. */

@@ -35,7 +35,7 @@ static int64_t checkindex(lua_State *L, int arg, int64_t hi) {
 }
 
 /* Dimensions from arguments first..last (at least one). */
-static int checkdims(lua_State *L, int first, int last, int64_t *dims) {
+int mpb_arr_checkdims(lua_State *L, int first, int last, int64_t *dims) {
   int nd = last - first + 1;
   luaL_argcheck(L, nd >= 1, first, "dimensions expected");
   if (nd > MPB_ARRAY_MAXDIM)
@@ -179,7 +179,7 @@ static int array(lua_State *L) {
   }
   if (top < 2) luaL_argerror(L, 2, "dimensions, table or array expected");
   int64_t dims[MPB_ARRAY_MAXDIM];
-  int nd = checkdims(L, 2, top, dims);
+  int nd = mpb_arr_checkdims(L, 2, top, dims);
   mpb_array_new(L, dtype, nd, dims);
   return 1;
 }

@@ -28,15 +28,7 @@ static void *elem_ptr(const mpb_array *a, int64_t off) {
 static int reshape(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   int64_t dims[MPB_ARRAY_MAXDIM];
-  int nd = lua_gettop(L) - 1;
-  luaL_argcheck(L, nd >= 1, 2, "dimensions expected");
-  if (nd > MPB_ARRAY_MAXDIM)
-    luaL_argerror(L, 2 + MPB_ARRAY_MAXDIM, lua_pushfstring(L, "at most %d dimensions", MPB_ARRAY_MAXDIM));
-  for (int k = 0; k < nd; k++) {
-    lua_Integer d = luaL_checkinteger(L, 2 + k);
-    luaL_argcheck(L, d >= 0, 2 + k, "negative dimension");
-    dims[k] = d;
-  }
+  int nd = mpb_arr_checkdims(L, 2, lua_gettop(L), dims);
   int64_t n = mpb_array_count(a->dtype, nd, dims);
   if (n != a->n)
     luaL_argerror(L, 2, lua_pushfstring(L, "new shape has %I elements, array has %I",
