@@ -23,6 +23,7 @@
 
 #include "lauxlib.h"
 #include "array/array.h"
+#include "array/array_iter.h"
 
 static const char *const dtype_names[MPB_NDTYPE] = {"f64", "f32", "i64", "i32", "u8"};
 static const size_t dtype_sizes[MPB_NDTYPE] = {8, 4, 8, 4, 1};
@@ -66,13 +67,24 @@ size_t mpb_array_bytes(const mpb_array *a) {
   return (size_t)a->n * mpb_dtype_size(a->dtype);
 }
 
+/* strides NULL: the column-major ones. contig says whether the strides are
+** the column-major ones wherever they matter (extents above 1). */
 static void set_header(mpb_array *a, void *data, int64_t n, int dtype, int ndim,
-                       const int64_t *dims) {
+                       const int64_t *dims, const int64_t *strides) {
   a->data = data;
   a->n = n;
   a->ndim = ndim;
   a->dtype = dtype;
-  for (int k = 0; k < MPB_ARRAY_MAXDIM; k++) a->dims[k] = k < ndim ? dims[k] : 1;
+  a->contig = 1;
+  a->spare_ = 0;
+  int64_t cm = 1;
+  for (int k = 0; k < MPB_ARRAY_MAXDIM; k++) {
+    a->dims[k] = k < ndim ? dims[k] : 1;
+    a->strides[k] = strides && k < ndim ? strides[k] : cm;
+    if (a->dims[k] > 1 && a->strides[k] != cm) a->contig = 0;
+    cm *= a->dims[k];
+  }
+  if (n == 0) a->contig = 1;
 }
 
 static int64_t check_shape(lua_State *L, int dtype, int ndim, const int64_t *dims) {
@@ -90,7 +102,7 @@ mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims)
   int64_t n = check_shape(L, dtype, ndim, dims);
   size_t bytes = (size_t)n * mpb_dtype_size(dtype);
   mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes, 1);
-  set_header(a, a + 1, n, dtype, ndim, dims);
+  set_header(a, a + 1, n, dtype, ndim, dims, NULL);
   memset(a->data, 0, bytes);
   mpb_array_pushmt(L);
   lua_setmetatable(L, -2);
@@ -99,10 +111,15 @@ mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims)
 
 mpb_array *mpb_array_view(lua_State *L, int owner_idx, void *data, int dtype,
                           int ndim, const int64_t *dims) {
+  return mpb_array_strided(L, owner_idx, data, dtype, ndim, dims, NULL);
+}
+
+mpb_array *mpb_array_strided(lua_State *L, int owner_idx, void *data, int dtype,
+                             int ndim, const int64_t *dims, const int64_t *strides) {
   owner_idx = lua_absindex(L, owner_idx);
   int64_t n = check_shape(L, dtype, ndim, dims);
   mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array), 1);
-  set_header(a, data, n, dtype, ndim, dims);
+  set_header(a, data, n, dtype, ndim, dims, strides);
   mpb_array_pushmt(L);
   lua_setmetatable(L, -2);
   lua_pushvalue(L, owner_idx);
@@ -110,12 +127,57 @@ mpb_array *mpb_array_view(lua_State *L, int owner_idx, void *data, int dtype,
   return a;
 }
 
-mpb_array *mpb_array_test(lua_State *L, int idx) {
+mpb_array *mpb_array_testv(lua_State *L, int idx) {
   return luaL_testudata(L, idx, MPB_ARRAY_MT);
 }
 
-mpb_array *mpb_array_check(lua_State *L, int idx) {
+mpb_array *mpb_array_checkv(lua_State *L, int idx) {
   return luaL_checkudata(L, idx, MPB_ARRAY_MT);
+}
+
+mpb_array *mpb_array_test(lua_State *L, int idx) {
+  mpb_array *a = luaL_testudata(L, idx, MPB_ARRAY_MT);
+  return a && a->contig ? a : NULL;
+}
+
+mpb_array *mpb_array_check(lua_State *L, int idx) {
+  mpb_array *a = luaL_checkudata(L, idx, MPB_ARRAY_MT);
+  if (!a->contig)
+    luaL_argerror(L, idx, "contiguous mp.Array expected, got a strided view (copy it with :copy())");
+  return a;
+}
+
+int64_t mpb_array_offset(const mpb_array *a, int64_t i) {
+  if (a->contig) return i;
+  int64_t off = 0;
+  for (int k = 0; k < a->ndim; k++) {
+    off += (i % a->dims[k]) * a->strides[k];
+    i /= a->dims[k];
+  }
+  return off;
+}
+
+/* Pack and unpack are one strided copy each, between a and a contiguous
+** buffer described as an array of a's shape. */
+static void copy_between(const mpb_array *dst, const mpb_array *src) {
+  mpb_iter it;
+  size_t es = mpb_dtype_size(src->dtype);
+  mpb_iter_init(&it, dst->ndim, dst->dims);
+  mpb_iter_add(&it, dst);
+  mpb_iter_add(&it, src);
+  mpb_iter_run(&it, mpb_run_copy, &es);
+}
+
+void mpb_array_pack(const mpb_array *a, void *dst) {
+  mpb_array buf;
+  set_header(&buf, dst, a->n, a->dtype, a->ndim, a->dims, NULL);
+  copy_between(&buf, a);
+}
+
+void mpb_array_unpack(mpb_array *a, const void *src) {
+  mpb_array buf;
+  set_header(&buf, (void *)src, a->n, a->dtype, a->ndim, a->dims, NULL);
+  copy_between(a, &buf);
 }
 
 double mpb_array_getd(const mpb_array *a, int64_t i) {
@@ -228,25 +290,63 @@ const char *mpb_array_storev(lua_State *L, mpb_array *a, int64_t i, int idx) {
   return r == CV_OK ? NULL : conv_msg(L, a->dtype, idx, r);
 }
 
-const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src) {
-  if (dst->dtype == src->dtype) {
-    memmove(dst->data, src->data, mpb_array_bytes(src));
-    return NULL;
-  }
-  for (int64_t i = 0; i < src->n; i++) {
+/* The checked conversion as a run function: operand 0 the destination (dtype
+** dd), operand 1 the source (dtype sd). On a refused element it records the
+** element's flat index (column-major over the destination) and value. */
+typedef struct {
+  int dd, sd, code;
+  int64_t done, bad;
+  lua_Integer ival;
+  double fval;
+} conv_ctx;
+
+static int conv_run(void *c, char *const *p, const int64_t *st, int64_t n) {
+  conv_ctx *x = c;
+  mpb_array d;
+  d.data = p[0];
+  d.dtype = x->dd;
+  for (int64_t i = 0; i < n; i++) {
+    const char *s = p[1] + i * st[1] * (int64_t)mpb_dtype_size(x->sd);
     int r;
-    switch (src->dtype) {
-      case MPB_F64: r = store_flt(dst, i, ((const double *)src->data)[i]); break;
-      case MPB_F32: r = store_flt(dst, i, ((const float *)src->data)[i]); break;
-      case MPB_I64: r = store_int(dst, i, ((const int64_t *)src->data)[i]); break;
-      case MPB_I32: r = store_int(dst, i, ((const int32_t *)src->data)[i]); break;
-      default: r = store_int(dst, i, ((const uint8_t *)src->data)[i]); break;
+    switch (x->sd) {
+      case MPB_F64: r = store_flt(&d, i * st[0], x->fval = *(const double *)s); break;
+      case MPB_F32: r = store_flt(&d, i * st[0], x->fval = *(const float *)s); break;
+      case MPB_I64: r = store_int(&d, i * st[0], x->ival = *(const int64_t *)s); break;
+      case MPB_I32: r = store_int(&d, i * st[0], x->ival = *(const int32_t *)s); break;
+      default: r = store_int(&d, i * st[0], x->ival = *(const uint8_t *)s); break;
     }
     if (r != CV_OK) {
-      mpb_array_pushelem(L, src, i);
-      const char *msg = conv_msg(L, dst->dtype, -1, r);
-      return lua_pushfstring(L, "element %I: %s", (lua_Integer)i + 1, msg);
+      x->code = r;
+      x->bad = x->done + i;
+      return 1;
     }
   }
-  return NULL;
+  x->done += n;
+  return 0;
+}
+
+const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src) {
+  mpb_iter it;
+  mpb_array d = *dst, s = *src;
+  if (!mpb_broadcasts_to(src->ndim, src->dims, dst->ndim, dst->dims)) {
+    /* not a broadcast: both contiguous with the same n, walked flat */
+    set_header(&d, dst->data, dst->n, dst->dtype, 1, &dst->n, NULL);
+    set_header(&s, src->data, src->n, src->dtype, 1, &src->n, NULL);
+  }
+  mpb_iter_init(&it, d.ndim, d.dims);
+  mpb_iter_add(&it, &d);
+  mpb_iter_add(&it, &s);
+  if (dst->dtype == src->dtype) {
+    size_t es = mpb_dtype_size(dst->dtype);
+    mpb_iter_run(&it, mpb_run_copy, &es);
+    return NULL;
+  }
+  conv_ctx x = {dst->dtype, src->dtype, CV_OK, 0, 0, 0, 0};
+  if (mpb_iter_run(&it, conv_run, &x) == 0) return NULL;
+  if (src->dtype == MPB_F64 || src->dtype == MPB_F32)
+    lua_pushnumber(L, x.fval);
+  else
+    lua_pushinteger(L, x.ival);
+  const char *msg = conv_msg(L, dst->dtype, -1, x.code);
+  return lua_pushfstring(L, "element %I: %s", (lua_Integer)x.bad + 1, msg);
 }

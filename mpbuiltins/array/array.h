@@ -9,6 +9,13 @@
 ** is a view into memory owned by another Lua object (a received message, a
 ** parent array); the owner is kept alive in the array's user value, so a view
 ** never dangles.
+**
+** Contiguity: most arrays are contiguous (data..data+n holds the elements in
+** column-major order). Views over index ranges (a:view, a:interior) may be
+** strided; their header says so (contig == 0) and only the array module and
+** code calling mpb_array_testv / mpb_array_checkv ever sees them: the plain
+** test/check functions, which the rest of mpbuiltins/ uses, refuse them, so no
+** caller that assumes contiguous memory is handed a strided view.
 */
 #ifndef MPB_ARRAY_H
 #define MPB_ARRAY_H
@@ -28,6 +35,11 @@ typedef struct mpb_array {
   int ndim;          /* 1..MPB_ARRAY_MAXDIM */
   int dtype;         /* mpb_dtype */
   int64_t dims[MPB_ARRAY_MAXDIM];
+  /* added by the array module (the fields above are the contract): */
+  int64_t strides[MPB_ARRAY_MAXDIM]; /* elements between neighbours along each
+                        dimension (may be negative); contiguous: 1, d1, d1*d2.. */
+  int contig;        /* 1 when the strides are the column-major ones */
+  int spare_;        /* keeps sizeof a multiple of 8 (elements follow it) */
 } mpb_array;
 
 /* Size in bytes of one element of dtype, or 0 for an invalid dtype. */
@@ -45,12 +57,15 @@ mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims)
 ** owner lives. */
 mpb_array *mpb_array_view(lua_State *L, int owner_idx, void *data, int dtype,
                           int ndim, const int64_t *dims);
-/* The array at idx, or NULL if it is not one. */
+/* The contiguous array at idx, or NULL if it is not one (a strided view gives
+** NULL: copy it first). */
 mpb_array *mpb_array_test(lua_State *L, int idx);
-/* The array at idx, or raises a standard argument error. */
+/* The contiguous array at idx, or raises a standard argument error (for a
+** strided view: "contiguous mp.Array expected, got a strided view ..."). */
 mpb_array *mpb_array_check(lua_State *L, int idx);
-/* Element i (0-based flat) as a double / set from a double (with the dtype's
-** conversion). No bounds check: callers check. */
+/* Element i (0-based offset from data: the flat index for a contiguous array,
+** mpb_array_offset's result for a view) as a double / set from a double (with
+** the dtype's conversion). No bounds check: callers check. */
 double mpb_array_getd(const mpb_array *a, int64_t i);
 void mpb_array_setd(mpb_array *a, int64_t i, double v);
 
@@ -74,12 +89,30 @@ void mpb_array_pushelem(lua_State *L, const mpb_array *a, int64_t i);
 ** into u8, a string... are refused). Returns NULL, or an error message that
 ** it pushed on the stack (the caller raises, e.g. with luaL_argerror). */
 const char *mpb_array_storev(lua_State *L, mpb_array *a, int64_t i, int idx);
-/* Copy src's elements into dst (same n) converting with the same rules.
-** Returns NULL, or a pushed error message naming the element. */
+/* Copy src's elements into dst converting with the same rules. src's shape
+** broadcasts to dst's (equal shapes are the usual case), or both are
+** contiguous with the same n (copied flat). Either may be a strided view.
+** Returns NULL, or a pushed error message naming the element (column-major
+** over dst, 1-based); the elements before it have been written. */
 const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src);
 /* Push the "mp.Array" metatable, creating it on first use (so arrays work
 ** even before mpb_open_array, e.g. in the wire unit tests). */
 void mpb_array_pushmt(lua_State *L);
+/* Any array at idx, strided views included, or NULL. */
+mpb_array *mpb_array_testv(lua_State *L, int idx);
+/* Any array at idx, strided views included, or raises an argument error. */
+mpb_array *mpb_array_checkv(lua_State *L, int idx);
+/* Push a view of dtype and shape dims whose element (1, 1, ...) is at `data`
+** and whose strides (in elements) are `strides`, owned by the Lua value at
+** owner_idx (kept alive). Sets contig when the strides are column-major. */
+mpb_array *mpb_array_strided(lua_State *L, int owner_idx, void *data, int dtype,
+                             int ndim, const int64_t *dims, const int64_t *strides);
+/* Offset from a->data (in elements) of flat column-major element i (0-based). */
+int64_t mpb_array_offset(const mpb_array *a, int64_t i);
+/* Copy a's elements, in column-major order, to dst (mpb_array_bytes(a) bytes) /
+** from src into a. The packing and unpacking of messages and transposes. */
+void mpb_array_pack(const mpb_array *a, void *dst);
+void mpb_array_unpack(mpb_array *a, const void *src);
 /* Note on mpb_array_setd (C callers, never raises): integer dtypes truncate
 ** toward zero and saturate at their range (nan stores 0); f32 overflows to
 ** +-inf. Lua code always goes through the checked rules instead. */

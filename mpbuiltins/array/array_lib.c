@@ -1,16 +1,21 @@
 /*
 ** array_lib.c: the Lua face of typed arrays: mp.array, mp.array_like, the
-** "mp.Array" metatable and its methods (README: "Typed arrays").
+** "mp.Array" metatable, element access and the basic methods (README: "Typed
+** arrays"). Views are made in array_view.c, math in array_math.c,
+** reductions in array_reduce.c, linear combinations in array_lincomb.c; each
+** adds its methods to the one methods table, which is also `mp.Array`.
 **
-** Every array is contiguous: reshape keeps the element order and slice cuts
-** along the LAST dimension, which in column-major order is a contiguous run.
-** So a view is just (data pointer, shape) plus a reference to the owner of the
-** memory, and views of views point at the root owner (no chains).
+** A view is (data pointer, shape, strides) plus a reference to the owner of
+** the memory; views of views point at the root owner (no chains).
 */
+#include <stdarg.h>
 #include <string.h>
 
 #include "lauxlib.h"
 #include "array/array.h"
+#include "array/array_int.h"
+#include "array/array_iter.h"
+#include "array/array_kern.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -30,7 +35,7 @@ static int64_t checkindex(lua_State *L, int arg, int64_t hi) {
 }
 
 /* Dimensions from arguments first..last (at least one). */
-static int checkdims(lua_State *L, int first, int last, int64_t *dims) {
+int mpb_arr_checkdims(lua_State *L, int first, int last, int64_t *dims) {
   int nd = last - first + 1;
   luaL_argcheck(L, nd >= 1, first, "dimensions expected");
   if (nd > MPB_ARRAY_MAXDIM)
@@ -45,18 +50,56 @@ static int checkdims(lua_State *L, int first, int last, int64_t *dims) {
   return nd;
 }
 
-/* Push a view on a (at idx) with another shape, starting at element `off`;
-** its owner is a's owner, or a itself. */
-static mpb_array *push_view(lua_State *L, int idx, const mpb_array *a, int64_t off,
-                            int ndim, const int64_t *dims) {
+mpb_array *mpb_arr_pushview(lua_State *L, int idx, const mpb_array *a, void *data, int ndim,
+                            const int64_t *dims, const int64_t *strides) {
+  idx = lua_absindex(L, idx);
   if (lua_getiuservalue(L, idx, 1) == LUA_TNIL) {
     lua_pop(L, 1);
     lua_pushvalue(L, idx);
   }
-  char *data = (char *)a->data + (size_t)off * mpb_dtype_size(a->dtype);
-  mpb_array *v = mpb_array_view(L, -1, data, a->dtype, ndim, dims);
+  mpb_array *v = mpb_array_strided(L, -1, data, a->dtype, ndim, dims, strides);
   lua_remove(L, -2);
   return v;
+}
+
+int mpb_arr_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const char *msg = lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  return luaL_error(L, "bad argument #%d to 'mp.Array.%s' (%s)", arg, fname, msg);
+}
+
+const char *mpb_arr_pushshape(lua_State *L, int ndim, const int64_t *dims) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int k = 0; k < ndim; k++) {
+    lua_pushfstring(L, k ? "x%I" : "%I", (lua_Integer)dims[k]);
+    luaL_addvalue(&b);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+int mpb_arr_shapeerror(lua_State *L, int arg, const char *fname, const char *fmt, int na,
+                       const int64_t *da, int nb, const int64_t *db) {
+  const char *sa = mpb_arr_pushshape(L, na, da);
+  const char *sb = mpb_arr_pushshape(L, nb, db);
+  return mpb_arr_argerror(L, arg, fname, fmt, sa, sb);
+}
+
+void mpb_arr_cast(mpb_array *dst, const mpb_array *src) {
+  mpb_iter it;
+  mpb_iter_init(&it, dst->ndim, dst->dims);
+  mpb_iter_add(&it, dst);
+  mpb_iter_add(&it, src);
+  mpb_iter_run(&it, mpb_kern_cast(dst->dtype, src->dtype), NULL);
+}
+
+mpb_array *mpb_arr_check(lua_State *L, int arg, const char *fname) {
+  mpb_array *a = mpb_array_testv(L, arg);
+  if (!a) mpb_arr_argerror(L, arg, fname, "mp.Array expected, got %s", luaL_typename(L, arg));
+  return a;
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -123,12 +166,12 @@ static int from_table(lua_State *L, int dtype, int tidx) {
 }
 
 /* mp.array(dtype, d1, d2, ...) | mp.array(dtype, table) | mp.array(dtype, array) */
-static int l_array(lua_State *L) {
+static int array(lua_State *L) {
   int dtype = checkdtype(L, 1);
   int top = lua_gettop(L);
   const mpb_array *src;
   if (top == 2 && lua_type(L, 2) == LUA_TTABLE) return from_table(L, dtype, 2);
-  if (top == 2 && (src = mpb_array_test(L, 2)) != NULL) {
+  if (top == 2 && (src = mpb_array_testv(L, 2)) != NULL) {
     mpb_array *a = mpb_array_new(L, dtype, src->ndim, src->dims);
     const char *msg = mpb_array_convert(L, a, src);
     if (msg) luaL_argerror(L, 2, msg);
@@ -136,14 +179,14 @@ static int l_array(lua_State *L) {
   }
   if (top < 2) luaL_argerror(L, 2, "dimensions, table or array expected");
   int64_t dims[MPB_ARRAY_MAXDIM];
-  int nd = checkdims(L, 2, top, dims);
+  int nd = mpb_arr_checkdims(L, 2, top, dims);
   mpb_array_new(L, dtype, nd, dims);
   return 1;
 }
 
 /* mp.array_like(a [, dtype]): zeros of a's shape. */
-static int l_array_like(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+static int array_like(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   int dtype = lua_isnoneornil(L, 2) ? a->dtype : checkdtype(L, 2);
   mpb_array_new(L, dtype, a->ndim, a->dims);
   return 1;
@@ -151,31 +194,28 @@ static int l_array_like(lua_State *L) {
 
 /* ---------------------------------------------------------------- methods */
 
-/* Flat offset of the ndim indices at first.. (each bounds checked). */
+/* Offset from a->data of the ndim indices at first.. (each bounds checked). */
 static int64_t checkoffset(lua_State *L, const mpb_array *a, int first, int nidx) {
   if (nidx != a->ndim) {
     int arg = first + (nidx < a->ndim ? nidx : a->ndim);
     luaL_argerror(L, arg, lua_pushfstring(L, "%d ind%s expected for a %d-D array, got %d",
                                           a->ndim, a->ndim == 1 ? "ex" : "ices", a->ndim, nidx));
   }
-  int64_t off = 0, st = 1;
-  for (int k = 0; k < a->ndim; k++) {
-    off += (checkindex(L, first + k, a->dims[k]) - 1) * st;
-    st *= a->dims[k];
-  }
+  int64_t off = 0;
+  for (int k = 0; k < a->ndim; k++) off += (checkindex(L, first + k, a->dims[k]) - 1) * a->strides[k];
   return off;
 }
 
 /* a:get(i, j, ...) */
-static int m_get(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+static int get(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array_pushelem(L, a, checkoffset(L, a, 2, lua_gettop(L) - 1));
   return 1;
 }
 
 /* a:set(i, j, ..., v) */
-static int m_set(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+static int set(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   int top = lua_gettop(L);
   luaL_checkany(L, 2);
   int64_t off = checkoffset(L, a, 2, top - 2);
@@ -184,133 +224,85 @@ static int m_set(lua_State *L) {
   return 0;
 }
 
-static int m_dims(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+static int dims(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   luaL_checkstack(L, a->ndim, NULL);
   for (int k = 0; k < a->ndim; k++) lua_pushinteger(L, a->dims[k]);
   return a->ndim;
 }
 
-static void totable_level(lua_State *L, const mpb_array *a, int level, int64_t off,
-                          const int64_t *st) {
+/* a:strides(): the step between neighbours along each dimension, in elements. */
+static int strides(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
+  luaL_checkstack(L, a->ndim, NULL);
+  for (int k = 0; k < a->ndim; k++) lua_pushinteger(L, a->strides[k]);
+  return a->ndim;
+}
+
+static void totable_level(lua_State *L, const mpb_array *a, int level, int64_t off) {
   int64_t d = a->dims[level];
   lua_createtable(L, d > INT32_MAX ? 0 : (int)d, 0);
   for (int64_t k = 1; k <= d; k++) {
     if (level == a->ndim - 1)
-      mpb_array_pushelem(L, a, off + (k - 1) * st[level]);
+      mpb_array_pushelem(L, a, off + (k - 1) * a->strides[level]);
     else
-      totable_level(L, a, level + 1, off + (k - 1) * st[level], st);
+      totable_level(L, a, level + 1, off + (k - 1) * a->strides[level]);
     lua_rawseti(L, -2, k);
   }
 }
 
 /* a:totable(): a list, or nested lists with t[i][j] == a:get(i, j). */
-static int m_totable(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  int64_t st[MPB_ARRAY_MAXDIM];
-  st[0] = 1;
-  for (int k = 1; k < a->ndim; k++) st[k] = st[k - 1] * a->dims[k - 1];
-  totable_level(L, a, 0, 0, st);
+static int totable(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
+  totable_level(L, a, 0, 0);
   return 1;
 }
 
-static int m_copy(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+/* a:copy(): a new contiguous array owning its elements (packs a view). */
+static int copy(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array *c = mpb_array_new(L, a->dtype, a->ndim, a->dims);
-  memcpy(c->data, a->data, mpb_array_bytes(a));
+  mpb_array_pack(a, c->data);
   return 1;
 }
 
-static int m_zeros_like(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+static int zeros_like(lua_State *L) {
+  mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array_new(L, a->dtype, a->ndim, a->dims);
-  return 1;
-}
-
-/* a:reshape(d1, ...): a view with the same elements in the same order. */
-static int m_reshape(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  int64_t dims[MPB_ARRAY_MAXDIM];
-  int nd = checkdims(L, 2, lua_gettop(L), dims);
-  int64_t n = mpb_array_count(a->dtype, nd, dims);
-  if (n != a->n)
-    luaL_argerror(L, 2, lua_pushfstring(L, "new shape has %I elements, array has %I",
-                                        (lua_Integer)n, (lua_Integer)a->n));
-  push_view(L, 1, a, 0, nd, dims);
-  return 1;
-}
-
-/* a:slice(lo [, hi]): a view on lo..hi (inclusive) of the last dimension. */
-static int m_slice(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  int last = a->ndim - 1;
-  int64_t d = a->dims[last];
-  lua_Integer lo = luaL_checkinteger(L, 2);
-  lua_Integer hi = luaL_optinteger(L, 3, d);
-  if (lo < 1 || lo > d + 1)
-    luaL_argerror(L, 2, lua_pushfstring(L, "index %I out of range 1..%I", lo, (lua_Integer)d + 1));
-  if (hi < lo - 1 || hi > d)
-    luaL_argerror(L, 3, lua_pushfstring(L, "index %I out of range %I..%I", hi, lo - 1, (lua_Integer)d));
-  int64_t dims[MPB_ARRAY_MAXDIM];
-  memcpy(dims, a->dims, sizeof dims);
-  dims[last] = hi - lo + 1;
-  int64_t inner = d == 0 ? 0 : a->n / d;  /* elements per last-dim index */
-  push_view(L, 1, a, (lo - 1) * inner, a->ndim, dims);
-  return 1;
-}
-
-/* a:fill(v): converts v once, then replicates its bytes; returns a. */
-static int m_fill(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  luaL_checkany(L, 2);
-  uint64_t scratch = 0;
-  mpb_array one = *a;
-  one.data = &scratch;
-  one.n = 1;
-  const char *msg = mpb_array_storev(L, &one, 0, 2);
-  if (msg) luaL_argerror(L, 2, msg);
-  size_t es = mpb_dtype_size(a->dtype);
-  if (es == 1 || scratch == 0) {
-    memset(a->data, (int)(scratch & 0xff), mpb_array_bytes(a));
-  } else {
-    for (int64_t i = 0; i < a->n; i++) memcpy((char *)a->data + (size_t)i * es, &scratch, es);
-  }
-  lua_settop(L, 1);
-  return 1;
-}
-
-/* a:sum(): a float for f64/f32, an integer (wrapping like Lua's) otherwise. */
-static int m_sum(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  if (a->dtype == MPB_F64 || a->dtype == MPB_F32) {
-    double s = 0;
-    for (int64_t i = 0; i < a->n; i++) s += mpb_array_getd(a, i);
-    lua_pushnumber(L, s);
-  } else {
-    uint64_t s = 0;
-    for (int64_t i = 0; i < a->n; i++) {
-      switch (a->dtype) {
-        case MPB_I64: s += (uint64_t)((const int64_t *)a->data)[i]; break;
-        case MPB_I32: s += (uint64_t)(int64_t)((const int32_t *)a->data)[i]; break;
-        default: s += ((const uint8_t *)a->data)[i]; break;
-      }
-    }
-    lua_pushinteger(L, (lua_Integer)s);
-  }
   return 1;
 }
 
 /* ---------------------------------------------------------------- metamethods */
 
-/* a[i] (flat), a.dtype, a.ndim, methods (upvalue 1). */
+/* a[i] (flat), a.dtype, a.ndim, a.contiguous, methods (upvalue 1).
+** The fast path is a contiguous array and an integer key in range: one
+** metatable comparison (upvalue 2, instead of luaL_checkudata's registry
+** lookup) and no other call. */
 static int mm_index(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
-  if (lua_type(L, 2) == LUA_TNUMBER) {
-    mpb_array_pushelem(L, a, checkindex(L, 2, a->n) - 1);
+  mpb_array *a = lua_touserdata(L, 1);
+  int isnum = lua_type(L, 2) == LUA_TNUMBER;
+  if (a && lua_getmetatable(L, 1) && lua_rawequal(L, -1, lua_upvalueindex(2))) {
+    lua_pop(L, 1);
+    if (isnum) {
+      int isint;
+      lua_Integer i = lua_tointegerx(L, 2, &isint);
+      if (isint && (lua_Unsigned)i - 1u < (lua_Unsigned)a->n) {
+        mpb_array_pushelem(L, a, a->contig ? i - 1 : mpb_array_offset(a, i - 1));
+        return 1;
+      }
+    }
+  } else {
+    a = mpb_array_checkv(L, 1);  /* raises */
+  }
+  if (isnum) {
+    mpb_array_pushelem(L, a, mpb_array_offset(a, checkindex(L, 2, a->n) - 1));
     return 1;
   }
-  const char *k = lua_tostring(L, 2);
-  if (k && lua_type(L, 2) == LUA_TSTRING) {
+  /* methods first: a:add(b) is more frequent than a.dtype */
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
+  const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+  if (k) {
     if (strcmp(k, "dtype") == 0) {
       lua_pushstring(L, mpb_dtype_name(a->dtype));
       return 1;
@@ -319,43 +311,50 @@ static int mm_index(lua_State *L) {
       lua_pushinteger(L, a->ndim);
       return 1;
     }
+    if (strcmp(k, "contiguous") == 0) {
+      lua_pushboolean(L, a->contig);
+      return 1;
+    }
   }
-  lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
-  return 1;
+  return 1; /* nil */
 }
 
+/* a[i] = v: the same fast path as mm_index (upvalue 1: the metatable). */
 static int mm_newindex(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+  mpb_array *a = lua_touserdata(L, 1);
+  if (!a || !lua_getmetatable(L, 1) || !lua_rawequal(L, -1, lua_upvalueindex(1)))
+    a = mpb_array_checkv(L, 1);  /* raises */
+  lua_settop(L, 3);
   if (lua_type(L, 2) != LUA_TNUMBER)
     luaL_argerror(L, 2, lua_pushfstring(L, "array index expected, got %s", luaL_typename(L, 2)));
-  int64_t i = checkindex(L, 2, a->n) - 1;
-  const char *msg = mpb_array_storev(L, a, i, 3);
+  int isint;
+  lua_Integer i = lua_tointegerx(L, 2, &isint);
+  if (!isint || (lua_Unsigned)i - 1u >= (lua_Unsigned)a->n) i = checkindex(L, 2, a->n);
+  const char *msg = mpb_array_storev(L, a, a->contig ? i - 1 : mpb_array_offset(a, i - 1), 3);
   if (msg) luaL_argerror(L, 3, msg);
   return 0;
 }
 
 static int mm_len(lua_State *L) {
-  lua_pushinteger(L, mpb_array_check(L, 1)->n);
+  lua_pushinteger(L, mpb_array_checkv(L, 1)->n);
   return 1;
 }
 
 /* "mp.Array(f64, 2x3)", followed by the elements when there are few. */
 static int mm_tostring(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+  mpb_array *a = mpb_array_checkv(L, 1);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "mp.Array(");
   luaL_addstring(&b, mpb_dtype_name(a->dtype));
-  for (int k = 0; k < a->ndim; k++) {
-    lua_pushfstring(L, k ? "x%I" : ", %I", (lua_Integer)a->dims[k]);
-    luaL_addvalue(&b);
-  }
+  luaL_addstring(&b, ", ");
+  mpb_arr_pushshape(L, a->ndim, a->dims);
+  luaL_addvalue(&b);
   luaL_addchar(&b, ')');
   if (a->n > 0 && a->n <= 8) {
     for (int64_t i = 0; i < a->n; i++) {
       luaL_addstring(&b, i ? ", " : " {");
-      mpb_array_pushelem(L, a, i);
+      mpb_array_pushelem(L, a, mpb_array_offset(a, i));
       luaL_tolstring(L, -1, NULL);
       lua_remove(L, -2);
       luaL_addvalue(&b);
@@ -367,17 +366,17 @@ static int mm_tostring(lua_State *L) {
 }
 
 static int pairs_next(lua_State *L) {
-  mpb_array *a = mpb_array_check(L, 1);
+  mpb_array *a = mpb_array_checkv(L, 1);
   lua_Integer i = luaL_checkinteger(L, 2);
   if (i < 0 || i >= a->n) return 0;
   lua_pushinteger(L, i + 1);
-  mpb_array_pushelem(L, a, i);
+  mpb_array_pushelem(L, a, mpb_array_offset(a, i));
   return 2;
 }
 
 /* pairs(a) walks 1..#a (ipairs would stop with an error at #a + 1). */
 static int mm_pairs(lua_State *L) {
-  mpb_array_check(L, 1);
+  mpb_array_checkv(L, 1);
   lua_pushcfunction(L, pairs_next);
   lua_pushvalue(L, 1);
   lua_pushinteger(L, 0);
@@ -385,28 +384,40 @@ static int mm_pairs(lua_State *L) {
 }
 
 static const luaL_Reg methods[] = {
-  {"get", m_get}, {"set", m_set}, {"dims", m_dims}, {"totable", m_totable},
-  {"copy", m_copy}, {"zeros_like", m_zeros_like}, {"reshape", m_reshape},
-  {"slice", m_slice}, {"fill", m_fill}, {"sum", m_sum}, {NULL, NULL}};
+  {"get", get}, {"set", set}, {"dims", dims}, {"strides", strides}, {"totable", totable},
+  {"copy", copy}, {"zeros_like", zeros_like}, {NULL, NULL}};
 
 static const luaL_Reg metamethods[] = {
-  {"__newindex", mm_newindex}, {"__len", mm_len}, {"__tostring", mm_tostring},
-  {"__pairs", mm_pairs}, {NULL, NULL}};
+  {"__len", mm_len}, {"__tostring", mm_tostring}, {"__pairs", mm_pairs}, {NULL, NULL}};
 
 void mpb_array_pushmt(lua_State *L) {
   if (luaL_newmetatable(L, MPB_ARRAY_MT)) {
+    int mt = lua_gettop(L);
     luaL_setfuncs(L, metamethods, 0);
     luaL_newlib(L, methods);
-    lua_pushcclosure(L, mm_index, 1);
-    lua_setfield(L, -2, "__index");
+    mpb_array_open_view(L);
+    mpb_array_open_math(L);
+    mpb_array_open_reduce(L);
+    mpb_array_open_lincomb(L);
+    lua_pushvalue(L, mt);
+    lua_pushcclosure(L, mm_index, 2);
+    lua_setfield(L, mt, "__index");
+    lua_pushvalue(L, mt);
+    lua_pushcclosure(L, mm_newindex, 1);
+    lua_setfield(L, mt, "__newindex");
   }
 }
 
 static const luaL_Reg funcs[] = {
-  {"array", l_array}, {"array_like", l_array_like}, {NULL, NULL}};
+  {"array", array}, {"array_like", array_like}, {NULL, NULL}};
 
+/* mp.array, mp.array_like, and mp.Array: the methods table, so that every
+** method is also a function (mp.Array.add(a, b) is a:add(b)). */
 void mpb_open_array(lua_State *L) {
   mpb_array_pushmt(L);
-  lua_pop(L, 1);
+  lua_getfield(L, -1, "__index");
+  lua_getupvalue(L, -1, 1);
+  lua_setfield(L, -4, "Array");
+  lua_pop(L, 2);
   luaL_setfuncs(L, funcs, 0);
 }

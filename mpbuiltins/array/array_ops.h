@@ -14,7 +14,8 @@ enum { MPB_RED_SUM, MPB_RED_PROD, MPB_RED_MIN, MPB_RED_MAX, MPB_RED_LAND, MPB_RE
 int mpb_red_from_name(const char *s);
 const char *mpb_red_name(int op);
 /* out[i] = a[i] op b[i], i < n (out may be a or b). Returns -1 when op is not
-** defined for dtype (band/bor on floats), else 0. */
+** defined for dtype (band/bor on floats), else 0. min and max propagate NaN;
+** integer sum and prod wrap. */
 int mpb_red_apply(int op, int dtype, void *out, const void *a, const void *b, int64_t n);
 
 #endif

@@ -1,0 +1,244 @@
+/*
+** array_math.c: element-wise math on arrays and scalars, in C loops (README:
+** "Array math"). Every operation has three forms:
+**   mp.Array.add(x, y)        a new array (also a:add(y), and a + b)
+**   mp.Array.add(x, y, out)   into out, which it returns (out may be x or y)
+**   a:add_(y)                 in place: a = a + y, returns a
+** and unary functions likewise (mp.Array.sqrt(a [, out]), a:sqrt_()).
+**
+** Types (NumPy 2's rules, scalars are "weak"):
+**   - two arrays: the smallest dtype holding both (u8 < i32 < i64, f32 <
+**     f64; u8 with f32 is f32, i32 or i64 with any float is f64);
+**   - an array and a Lua integer: the array's dtype (the integer must fit it);
+**     an array and a Lua float: the array's dtype if it is a float, else f64;
+**   - / and ^ always give floats (f64 for integer operands), as in Lua;
+**     bitwise ops need integers; float functions of integers give f64;
+**   - out (or in place) may have another dtype of the same kind (float or
+**     integer): the result is computed in its own dtype, then rounded or
+**     wrapped into out. Any other mix is an error.
+** Shapes broadcast (mpb_broadcast: extents equal or 1, missing trailing
+** dimensions are 1); a scalar goes everywhere. Inputs that share memory with
+** out other than as the very same view are copied first, so the result is
+** always that of reading every input before writing.
+*/
+#include <string.h>
+
+#include "lauxlib.h"
+#include "array/array.h"
+#include "array/array_int.h"
+#include "array/array_iter.h"
+#include "array/array_kern.h"
+
+int mpb_arr_promote(int a, int b) {
+  static const int p[MPB_NDTYPE][MPB_NDTYPE] = {
+    /*          f64      f32      i64      i32      u8    */
+    /* f64 */ {MPB_F64, MPB_F64, MPB_F64, MPB_F64, MPB_F64},
+    /* f32 */ {MPB_F64, MPB_F32, MPB_F64, MPB_F64, MPB_F32},
+    /* i64 */ {MPB_F64, MPB_F64, MPB_I64, MPB_I64, MPB_I64},
+    /* i32 */ {MPB_F64, MPB_F64, MPB_I64, MPB_I32, MPB_I32},
+    /* u8  */ {MPB_F64, MPB_F32, MPB_I64, MPB_I32, MPB_U8}};
+  return p[a][b];
+}
+
+/* An operand: an array, or a scalar converted to the result's dtype. */
+typedef struct {
+  mpb_array *a;
+  uint64_t scalar; /* room for one element of any dtype */
+} operand;
+
+mpb_array *mpb_arr_as_dtype(lua_State *L, mpb_array *x, int R) {
+  if (x->dtype == R) return x;
+  mpb_array *t = mpb_array_new(L, R, x->ndim, x->dims);
+  mpb_arr_cast(t, x);
+  return t;
+}
+
+/* The Lua number at arg as one element of dtype R, with the storing rules. */
+static void scalar_as(lua_State *L, int arg, int R, const char *fname, uint64_t *buf) {
+  mpb_array one;
+  memset(&one, 0, sizeof one);
+  one.data = buf;
+  one.dtype = R;
+  one.n = 1;
+  const char *msg = mpb_array_storev(L, &one, 0, arg);
+  if (msg) mpb_arr_argerror(L, arg, fname, "%s", msg);
+}
+
+/* An input that shares memory with out (not as the same view) is copied. */
+static mpb_array *unalias(lua_State *L, mpb_array *x, const mpb_array *out) {
+  if (!x || mpb_array_overlap(x, out) != MPB_OVERLAP) return x;
+  mpb_array *t = mpb_array_new(L, x->dtype, x->ndim, x->dims);
+  mpb_array_pack(x, t->data);
+  return t;
+}
+
+/* Where the result goes. out (at outarg, may be NULL) must have shape S and
+** R's kind; returns the array to compute into: out itself when its dtype is
+** R, else a temporary of dtype R (pushed) that finish() converts into out.
+** Without out, a new array (pushed) that is also the result. */
+static mpb_array *target(lua_State *L, mpb_array *out, int outarg, int inplace, int R, int nd,
+                         const int64_t *S, const char *fname) {
+  if (!out) return mpb_array_new(L, R, nd, S);
+  if (out->ndim != nd || memcmp(out->dims, S, (size_t)nd * sizeof *S) != 0)
+    mpb_arr_shapeerror(L, outarg, fname, "out has shape %s, the result %s", out->ndim, out->dims, nd, S);
+  if (out->dtype == R) return out;
+  if (MPB_ISFLOAT(out->dtype) != MPB_ISFLOAT(R))
+    mpb_arr_argerror(L, outarg, fname, "the result is %s, %s is %s", mpb_dtype_name(R),
+                     inplace ? "the array" : "out", mpb_dtype_name(out->dtype));
+  return mpb_array_new(L, R, nd, S);
+}
+
+/* Run kernel f over (t, inputs...), then move t into out if they differ. */
+static void run(lua_State *L, mpb_run_fn f, mpb_array *t, mpb_array *out, operand *in, int nin,
+                int errarg, const char *fname) {
+  mpb_iter it;
+  mpb_iter_init(&it, t->ndim, t->dims);
+  mpb_iter_add(&it, t);
+  for (int k = 0; k < nin; k++) {
+    if (in[k].a)
+      mpb_iter_add(&it, in[k].a);
+    else
+      mpb_iter_addscalar(&it, &in[k].scalar, mpb_dtype_size(t->dtype));
+  }
+  if (mpb_iter_run(&it, f, NULL) == MPB_KERR_ZERODIV)
+    mpb_arr_argerror(L, errarg, fname, "integer division by zero");
+  if (out && t != out) mpb_arr_cast(out, t);
+}
+
+/* ---------------------------------------------------------------- binary */
+
+static int is_bitwise(int op) { return op == MPB_OP_BAND || op == MPB_OP_BOR || op == MPB_OP_BXOR; }
+
+/* The result dtype of x op y (either may be a scalar: NULL, Lua value at 1/2). */
+static int result_dtype(lua_State *L, int op, const mpb_array *x, const mpb_array *y,
+                        const char *fname) {
+  int R;
+  if (x && y) {
+    R = mpb_arr_promote(x->dtype, y->dtype);
+  } else {
+    const mpb_array *a = x ? x : y;
+    int sarg = x ? 2 : 1;
+    R = a->dtype;
+    if (!MPB_ISFLOAT(R) && !lua_isinteger(L, sarg) && !is_bitwise(op)) R = MPB_F64;
+  }
+  if ((op == MPB_OP_DIV || op == MPB_OP_POW) && !MPB_ISFLOAT(R)) R = MPB_F64;
+  if (is_bitwise(op) && MPB_ISFLOAT(R)) { /* only a float array makes R a float here */
+    const mpb_array *f = x && MPB_ISFLOAT(x->dtype) ? x : y;
+    mpb_arr_argerror(L, f == x ? 1 : 2, fname, "integer operands expected, got %s",
+                     mpb_dtype_name(f->dtype));
+  }
+  return R;
+}
+
+static mpb_array *operand_arg(lua_State *L, int arg, const char *fname) {
+  mpb_array *a = mpb_array_testv(L, arg);
+  if (!a && lua_type(L, arg) != LUA_TNUMBER)
+    mpb_arr_argerror(L, arg, fname, "mp.Array or number expected, got %s", luaL_typename(L, arg));
+  return a;
+}
+
+static int binop(lua_State *L, int op, const char *fname, int inplace) {
+  mpb_array *x = operand_arg(L, 1, fname), *y = operand_arg(L, 2, fname), *out = NULL;
+  if (!x && !y) mpb_arr_argerror(L, 1, fname, "mp.Array expected, got two numbers");
+  if (inplace && !x) mpb_arr_argerror(L, 1, fname, "mp.Array expected, got number");
+  if (inplace) out = x;
+  else if (!lua_isnoneornil(L, 3)) out = mpb_arr_check(L, 3, fname);
+  lua_settop(L, 3);
+  int R = result_dtype(L, op, x, y, fname);
+  int64_t S[MPB_ARRAY_MAXDIM];
+  int nd = mpb_broadcast(x ? x->ndim : 0, x ? x->dims : NULL, y ? y->ndim : 0,
+                         y ? y->dims : NULL, S);
+  if (nd < 0) mpb_arr_shapeerror(L, 2, fname, "shape %s vs %s", y->ndim, y->dims, x->ndim, x->dims);
+  if (inplace && !mpb_broadcasts_to(nd, S, x->ndim, x->dims))
+    mpb_arr_shapeerror(L, 2, fname, "shape %s does not broadcast to %s", y->ndim, y->dims, x->ndim,
+                       x->dims);
+  operand in[2] = {{x, 0}, {y, 0}};
+  if (!x) scalar_as(L, 1, R, fname, &in[0].scalar);
+  if (!y) scalar_as(L, 2, R, fname, &in[1].scalar);
+  mpb_array *t = target(L, out, inplace ? 1 : 3, inplace, R, nd, S, fname);
+  int result = out ? (inplace ? 1 : 3) : lua_gettop(L);
+  for (int k = 0; k < 2; k++) {
+    if (!in[k].a) continue;
+    in[k].a = unalias(L, in[k].a, t);
+    in[k].a = mpb_arr_as_dtype(L, in[k].a, R);
+  }
+  run(L, mpb_kern_binary(op, R), t, out, in, 2, 2, fname);
+  lua_pushvalue(L, result);
+  return 1;
+}
+
+/* ---------------------------------------------------------------- unary */
+
+static int unop(lua_State *L, int fn, const char *fname, int inplace) {
+  mpb_array *x = mpb_arr_check(L, 1, fname), *out = NULL;
+  if (inplace) out = x;
+  else if (!lua_isnoneornil(L, 2)) out = mpb_arr_check(L, 2, fname);
+  lua_settop(L, 2);
+  int R = x->dtype;
+  if (fn == MPB_FN_BNOT && MPB_ISFLOAT(R))
+    mpb_arr_argerror(L, 1, fname, "integer array expected, got %s", mpb_dtype_name(R));
+  if (!MPB_ISFLOAT(R) && !MPB_FN_KEEPS_INT(fn)) R = MPB_F64;
+  mpb_array *t = target(L, out, inplace ? 1 : 2, inplace, R, x->ndim, x->dims, fname);
+  int result = out ? (inplace ? 1 : 2) : lua_gettop(L);
+  operand in = {x, 0};
+  in.a = unalias(L, in.a, t);
+  in.a = mpb_arr_as_dtype(L, in.a, R);
+  run(L, mpb_kern_unary(fn, R), t, out, &in, 1, 1, fname);
+  lua_pushvalue(L, result);
+  return 1;
+}
+
+/* ---------------------------------------------------------------- the functions */
+
+/* ew_ ("element-wise") prefixes the C names: most Lua names here (sqrt, floor,
+** pow...) are C library functions or luaconf.h macros (l_floor). */
+#define BIN(name, op)                                                              \
+  static int ew_##name(lua_State *L) { return binop(L, op, #name, 0); }             \
+  static int ew_##name##_(lua_State *L) { return binop(L, op, #name "_", 1); }
+#define UN(name, fn)                                                               \
+  static int ew_##name(lua_State *L) { return unop(L, fn, #name, 0); }              \
+  static int ew_##name##_(lua_State *L) { return unop(L, fn, #name "_", 1); }
+
+BIN(add, MPB_OP_ADD) BIN(sub, MPB_OP_SUB) BIN(mul, MPB_OP_MUL) BIN(div, MPB_OP_DIV)
+BIN(pow, MPB_OP_POW) BIN(mod, MPB_OP_MOD) BIN(idiv, MPB_OP_IDIV)
+BIN(minimum, MPB_OP_MIN) BIN(maximum, MPB_OP_MAX)
+BIN(band, MPB_OP_BAND) BIN(bor, MPB_OP_BOR) BIN(bxor, MPB_OP_BXOR)
+UN(neg, MPB_FN_NEG) UN(abs, MPB_FN_ABS) UN(bnot, MPB_FN_BNOT) UN(floor, MPB_FN_FLOOR)
+UN(ceil, MPB_FN_CEIL) UN(trunc, MPB_FN_TRUNC) UN(sqrt, MPB_FN_SQRT) UN(cbrt, MPB_FN_CBRT)
+UN(exp, MPB_FN_EXP) UN(expm1, MPB_FN_EXPM1) UN(log, MPB_FN_LOG) UN(log1p, MPB_FN_LOG1P)
+UN(log2, MPB_FN_LOG2) UN(log10, MPB_FN_LOG10) UN(sin, MPB_FN_SIN) UN(cos, MPB_FN_COS)
+UN(tan, MPB_FN_TAN) UN(asin, MPB_FN_ASIN) UN(acos, MPB_FN_ACOS) UN(atan, MPB_FN_ATAN)
+UN(sinh, MPB_FN_SINH) UN(cosh, MPB_FN_COSH) UN(tanh, MPB_FN_TANH)
+
+/* -a and ~a: Lua passes the operand twice; the second is not an out. */
+static int mm_unm(lua_State *L) {
+  lua_settop(L, 1);
+  return unop(L, MPB_FN_NEG, "neg", 0);
+}
+
+static int mm_bnot(lua_State *L) {
+  lua_settop(L, 1);
+  return unop(L, MPB_FN_BNOT, "bnot", 0);
+}
+
+#define REG(name) {#name, ew_##name}, {#name "_", ew_##name##_}
+static const luaL_Reg funcs[] = {
+  REG(add), REG(sub), REG(mul), REG(div), REG(pow), REG(mod), REG(idiv), REG(minimum),
+  REG(maximum), REG(band), REG(bor), REG(bxor), REG(neg), REG(abs), REG(bnot), REG(floor),
+  REG(ceil), REG(trunc), REG(sqrt), REG(cbrt), REG(exp), REG(expm1), REG(log), REG(log1p),
+  REG(log2), REG(log10), REG(sin), REG(cos), REG(tan), REG(asin), REG(acos), REG(atan),
+  REG(sinh), REG(cosh), REG(tanh), {NULL, NULL}};
+
+/* Operators: the metatable (below the methods table) gets the same C
+** functions: a + b is mp.Array.add(a, b). */
+static const luaL_Reg operators[] = {
+  {"__add", ew_add}, {"__sub", ew_sub}, {"__mul", ew_mul}, {"__div", ew_div}, {"__pow", ew_pow},
+  {"__mod", ew_mod}, {"__idiv", ew_idiv}, {"__band", ew_band}, {"__bor", ew_bor},
+  {"__bxor", ew_bxor}, {"__unm", mm_unm}, {"__bnot", mm_bnot}, {NULL, NULL}};
+
+void mpb_array_open_math(lua_State *L) {
+  luaL_setfuncs(L, funcs, 0);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, operators, 0);
+  lua_pop(L, 1);
+}
