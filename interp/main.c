@@ -145,7 +145,7 @@ static int collectargs(int argc, char **argv, Options *o) {
       char *end;
       long n;
       if (i != 1)
-        return fail(o, ARGS_UNKNOWN, a);
+        return fail(o, ARGS_BADN, a);
       if (!needs_arg(o, argc, argv, &i))
         return 0;
       n = strtol(a[2] != '\0' ? a + 2 : argv[i], &end, 10);
