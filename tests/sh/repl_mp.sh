@@ -16,6 +16,17 @@ mp.size
 "
 if [ -s err ]; then echo "FAIL ($N): unexpected stderr:" >&2; cat err >&2; exit 1; fi
 
+# the README's example file: read on rank 0, shipped, run on every rank
+ring="ring of $N: $(seq -s ' -> ' 0 $((N - 1))) -> 0"
+session "mp.include of the ring example" 0 \
+"t = mp.include('$MPLUA_TEST_DIR/../scripts/examples/ring.lua')
+#t
+" \
+"> $ring
+> $N
+> 
+"
+
 # the report comes before the next prompt, with one traceback (the faulting
 # rank's), and no program name
 joined "a failing task, then one that works" 0 \
