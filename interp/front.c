@@ -52,19 +52,6 @@ static int sigpipe_fds[2] = {-1, -1}; /* signal handler -> loop */
 ** ===================================================================
 */
 
-static int write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* A growable byte buffer. */
 typedef struct buf {
   char *p;
@@ -110,12 +97,11 @@ static void on_signal(int sig) {
 */
 
 static void send_frame(char kind, const char *p, size_t n) {
-  unsigned char h[FRONT_FRAME_HDR] = {(unsigned char)kind, (unsigned char)(n >> 24),
-                                      (unsigned char)(n >> 16), (unsigned char)(n >> 8),
-                                      (unsigned char)n};
+  unsigned char h[FRONT_FRAME_HDR];
   if (fe.sock < 0)
     return;
-  if (write_all(fe.sock, (const char *)h, sizeof h) != 0 || write_all(fe.sock, p, n) != 0) {
+  proto_header(h, kind, (uint32_t)n);
+  if (proto_write(fe.sock, h, sizeof h) != 0 || proto_write(fe.sock, p, n) != 0) {
     close(fe.sock); /* rank 0 is gone; its output has all been read */
     fe.sock = -1;
   }
@@ -347,7 +333,7 @@ static void accept_rank0(int *listener) {
   line[n] = '\0';
   if (strncmp(line, FRONT_GREETING, strlen(FRONT_GREETING)) != 0 ||
       strcmp(line + strlen(FRONT_GREETING), token) != 0 ||
-      write_all(fd, fe.tty ? "ok 1\n" : "ok 0\n", 5) != 0) {
+      proto_write(fd, fe.tty ? "ok 1\n" : "ok 0\n", 5) != 0) {
     close(fd);
     return;
   }

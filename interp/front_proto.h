@@ -39,4 +39,15 @@
 #define FRONT_FRAME_HDR 5
 #define FRONT_MAX_PAYLOAD (16u << 20)
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* front_proto.c: write or read all n bytes (retrying after signals);
+** 0, or -1 on error or end of file. */
+int proto_write(int fd, const void *p, size_t n);
+int proto_read(int fd, void *p, size_t n);
+/* A frame's header: kind and big-endian length. */
+void proto_header(unsigned char h[FRONT_FRAME_HDR], char kind, uint32_t n);
+uint32_t proto_length(const unsigned char h[FRONT_FRAME_HDR]);
+
 #endif

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "front.h"
+#include "front_proto.h"
 
 #ifdef MPLUA_READLINE
 #include <readline/history.h>
@@ -51,17 +52,7 @@ static struct {
   int ineof;
 } t;
 
-static void put(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return;
-    p += w;
-    n -= (size_t)w;
-  }
-}
+static void put(int fd, const char *p, size_t n) { (void)proto_write(fd, p, n); }
 
 static void puts1(const char *s) { put(STDOUT_FILENO, s, strlen(s)); }
 

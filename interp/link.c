@@ -62,19 +62,6 @@ int mplua_stdin_tty(void) { return lk.on ? lk.tty : isatty(STDIN_FILENO); }
 ** ===================================================================
 */
 
-static int write_all(int fd, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
 /* One marker, in one write, after whatever stdio holds. */
 static void mark(char kind, const char *a, size_t alen, const char *b, size_t blen) {
   char head[96];
@@ -92,7 +79,7 @@ static void mark(char kind, const char *a, size_t alen, const char *b, size_t bl
   if (blen)
     memcpy(m + h + alen, b, blen);
   m[(size_t)h + alen + blen] = '\a';
-  write_all(lk.sock, m, (size_t)h + alen + blen + 1);
+  proto_write(lk.sock, m, (size_t)h + alen + blen + 1);
   free(m);
 }
 
@@ -115,41 +102,28 @@ void link_progress(const char *text) {
 ** ===================================================================
 */
 
-static int read_all(int fd, char *p, size_t n) {
-  while (n > 0) {
-    ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return -1;
-    p += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
 /* Ask for input and wait for the answer; leaves a line in lk.buf. Returns
 ** its length, 0 at end of input, -1 after Ctrl-C. */
 static ssize_t request(void) {
-  char seq[32], hdr[FRONT_FRAME_HDR];
+  char seq[32];
+  unsigned char hdr[FRONT_FRAME_HDR];
   uint32_t n;
   long s = atomic_fetch_add(&lk.seq, 1) + 1;
   int len = snprintf(seq, sizeof seq, "%ld;%c", s, lk.prompt ? 'p' : 'r');
   atomic_store(&lk.waiting, 1);
   mark('R', seq, (size_t)len, lk.prompt, lk.prompt ? strlen(lk.prompt) : 0);
-  if (read_all(lk.answers[0], hdr, sizeof hdr) != 0) {
+  if (proto_read(lk.answers[0], hdr, sizeof hdr) != 0) {
     atomic_store(&lk.waiting, 0);
     return 0; /* the front end is gone: end of input */
   }
-  n = (uint32_t)(unsigned char)hdr[1] << 24 | (uint32_t)(unsigned char)hdr[2] << 16 |
-      (uint32_t)(unsigned char)hdr[3] << 8 | (uint32_t)(unsigned char)hdr[4];
+  n = proto_length(hdr);
   if (n > lk.cap) {
     char *b = realloc(lk.buf, n);
     if (b == NULL) { /* drop the line, but keep the stream in step */
       char sink[512];
       while (n > 0) {
         uint32_t k = n < sizeof sink ? n : (uint32_t)sizeof sink;
-        if (read_all(lk.answers[0], sink, k) != 0)
+        if (proto_read(lk.answers[0], sink, k) != 0)
           break;
         n -= k;
       }
@@ -160,7 +134,7 @@ static ssize_t request(void) {
     lk.buf = b;
     lk.cap = n;
   }
-  if (n > 0 && read_all(lk.answers[0], lk.buf, n) != 0)
+  if (n > 0 && proto_read(lk.answers[0], lk.buf, n) != 0)
     n = 0;
   atomic_store(&lk.waiting, 0);
   lk.pos = 0;
@@ -213,28 +187,28 @@ static int swap_stdin(lua_State *L) {
 */
 
 static void *reader(void *ud) {
-  char hdr[FRONT_FRAME_HDR], num[24];
+  unsigned char hdr[FRONT_FRAME_HDR];
+  char num[24];
   (void)ud;
   for (;;) {
     uint32_t n;
-    if (read_all(lk.sock, hdr, sizeof hdr) != 0)
+    if (proto_read(lk.sock, hdr, sizeof hdr) != 0)
       break;
-    n = (uint32_t)(unsigned char)hdr[1] << 24 | (uint32_t)(unsigned char)hdr[2] << 16 |
-        (uint32_t)(unsigned char)hdr[3] << 8 | (uint32_t)(unsigned char)hdr[4];
+    n = proto_length(hdr);
     if (hdr[0] == 'I') {
-      if (n >= sizeof num || read_all(lk.sock, num, n) != 0)
+      if (n >= sizeof num || proto_read(lk.sock, num, n) != 0)
         break;
       num[n] = '\0';
       if (!atomic_load(&lk.waiting) && strtol(num, NULL, 10) == atomic_load(&lk.seq))
         pthread_kill(lk.main, SIGINT);
       continue;
     }
-    if (n > FRONT_MAX_PAYLOAD || write_all(lk.answers[1], hdr, sizeof hdr) != 0)
+    if (n > FRONT_MAX_PAYLOAD || proto_write(lk.answers[1], hdr, sizeof hdr) != 0)
       break;
     while (n > 0) { /* copy the payload through */
       char chunk[4096];
       uint32_t k = n < sizeof chunk ? n : (uint32_t)sizeof chunk;
-      if (read_all(lk.sock, chunk, k) != 0 || write_all(lk.answers[1], chunk, k) != 0)
+      if (proto_read(lk.sock, chunk, k) != 0 || proto_write(lk.answers[1], chunk, k) != 0)
         goto gone;
       n -= k;
     }
@@ -244,9 +218,8 @@ gone:
   ** and a running command is stopped, as if by Ctrl-C. */
   if (!atomic_load(&lk.waiting))
     pthread_kill(lk.main, SIGINT);
-  hdr[0] = 'E';
-  memset(hdr + 1, 0, sizeof hdr - 1);
-  write_all(lk.answers[1], hdr, sizeof hdr);
+  proto_header(hdr, 'E', 0);
+  proto_write(lk.answers[1], hdr, sizeof hdr);
   close(lk.answers[1]);
   lk.answers[1] = -1;
   return NULL;
@@ -312,8 +285,8 @@ static int greet(int fd) {
   size_t n = 0;
   struct timeval tv = {CONNECT_MS / 1000, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  if (write_all(fd, FRONT_GREETING, strlen(FRONT_GREETING)) != 0 ||
-      write_all(fd, lk.token, strlen(lk.token)) != 0 || write_all(fd, "\n", 1) != 0)
+  if (proto_write(fd, FRONT_GREETING, strlen(FRONT_GREETING)) != 0 ||
+      proto_write(fd, lk.token, strlen(lk.token)) != 0 || proto_write(fd, "\n", 1) != 0)
     return -1;
   while (n < sizeof line - 1) {
     if (read(fd, line + n, 1) != 1)

@@ -57,15 +57,6 @@ wait_count() {
 # last_line: the last non-empty line of the screen
 last_line() { screen | sed '/^[[:space:]]*$/d' | tail -n 1; }
 
-# wait_prompt DESC: until the last line is an empty first-line prompt
-wait_prompt() {
-  local end=$((SECONDS + 120))
-  until [ "$(last_line)" = ">" ]; do
-    [ "$SECONDS" -lt "$end" ] || term_fail "timed out waiting for the prompt ($1)"
-    sleep 0.1
-  done
-}
-
 # wait_last DESC TEXT: until the last non-empty line is TEXT
 wait_last() {
   local end=$((SECONDS + 120))
@@ -74,3 +65,6 @@ wait_last() {
     sleep 0.1
   done
 }
+
+# wait_prompt DESC: until the last line is an empty first-line prompt
+wait_prompt() { wait_last "the prompt ($1)" ">"; }
