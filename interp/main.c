@@ -8,6 +8,9 @@
 ** while building the `arg` table is reported rather than fatal), then the
 ** prompt, which protects itself. Every chunk goes through mplua_docall and
 ** every failure through mplua_report. Nothing here knows about MPI.
+**
+** With -n N the process is the front end instead (mplua_front): it opens no
+** state and starts the job, whose rank 0 then attaches to it (mplua_attach).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,13 +485,13 @@ int main(int argc, char **argv) {
   r.argv = argv;
   if (r.opt.flags & HAS_BATCH)
     mplua_set_batch(L, 1);
-  if (mplua_rank(L) != 0) {
+  if (mplua_attach(L) < 0) /* rank 0 of a job whose front end is gone */
+    status = EXIT_FAILURE;
+  else if (mplua_rank(L) != 0) {
     if (r.opt.flags & HAS_W) /* rank 0 turns them on in the order of -e/-l */
       lua_warning(L, "@on", 0);
     status = mplua_worker(L);
   }
-  else if (mplua_attach(L) < 0) /* started by a front end that is gone */
-    status = EXIT_FAILURE;
   else
     status = leader(L, &r);
   return mplua_close(L, status);
