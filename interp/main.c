@@ -8,6 +8,9 @@
 ** while building the `arg` table is reported rather than fatal), then the
 ** prompt, which protects itself. Every chunk goes through mplua_docall and
 ** every failure through mplua_report. Nothing here knows about MPI.
+**
+** With -n N the process is the front end instead (mplua_front): it opens no
+** state and starts the job, whose rank 0 then attaches to it (mplua_attach).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 #include "lualib.h"
 #include "mplua.h"
 
-/* argv[0] when there is one, for messages, as in lua */
+/* argv[0] without its directory, for messages */
 static const char *progname = "mplua";
 
 /* Flags collected from the command line. */
@@ -30,14 +33,17 @@ enum {
   HAS_NOENV = 1 << 3,  /* -E */
   HAS_BATCH = 1 << 4,  /* -b */
   HAS_HELP = 1 << 5,   /* -h, --help */
-  HAS_NOMPI = 1 << 6   /* --nompi */
+  HAS_NOMPI = 1 << 6,  /* --nompi */
+  HAS_W = 1 << 7,      /* -W */
+  HAS_FRONT = 1 << 8   /* -n N: the front end */
 };
 
 /* Why a command line is invalid. */
-enum { ARGS_OK, ARGS_UNKNOWN, ARGS_NEEDARG, ARGS_BATCH_I };
+enum { ARGS_OK, ARGS_UNKNOWN, ARGS_NEEDARG, ARGS_BATCH_I, ARGS_BADN, ARGS_FRONT_NOMPI };
 
 typedef struct Options {
   int flags;
+  int nranks;      /* -n */
   int script;      /* argv index of the script; argc when there is none */
   int error;       /* ARGS_* */
   const char *bad; /* the offending argument, for the message */
@@ -60,6 +66,9 @@ static const char usage_text[] =
     "  -l g=mod  require library 'mod' into global 'g'\n"
     "  -v        show version information\n"
     "  -E        ignore environment variables (LUA_INIT, LUA_PATH, ...)\n"
+    "  -W        turn warnings on\n"
+    "  -n N      start a job of N ranks and stay in front of it: line editing,\n"
+    "            history, one ordered output, Ctrl-C interrupts (first option)\n"
     "  -j file   run 'file' on every rank as a parallel task, first of all\n"
     "  -b        batch mode: any error ends every rank with status 1;\n"
     "            never a prompt (stdin is the script if none is given)\n"
@@ -75,6 +84,13 @@ static const char usage_text[] =
 ** reaches the same verdict before anything is started.
 ** ===================================================================
 */
+
+/* The argument of option argv[*i] (glued or next word); advances *i. */
+static const char *optarg_of(char **argv, int *i) {
+  if (argv[*i][2] != '\0')
+    return argv[*i] + 2;
+  return argv[++*i];
+}
 
 static int fail(Options *o, int why, const char *arg) {
   o->error = why;
@@ -118,15 +134,30 @@ static int collectargs(int argc, char **argv, Options *o) {
       else
         return fail(o, ARGS_UNKNOWN, a);
       break;
-    case 'E': case 'i': case 'v': case 'b': case 'h':
+    case 'E': case 'i': case 'v': case 'b': case 'h': case 'W':
       if (a[2] != '\0')
         return fail(o, ARGS_UNKNOWN, a);
       o->flags |= a[1] == 'E' ? HAS_NOENV
                 : a[1] == 'i' ? HAS_I | HAS_V /* -i implies -v, as in lua */
                 : a[1] == 'v' ? HAS_V
                 : a[1] == 'b' ? HAS_BATCH
+                : a[1] == 'W' ? HAS_W
                 : HAS_HELP;
       break;
+    case 'n': { /* only first, so that the ranks' command line is the rest */
+      char *end;
+      long n;
+      if (i != 1)
+        return fail(o, ARGS_BADN, a);
+      if (!needs_arg(o, argc, argv, &i))
+        return 0;
+      n = strtol(a[2] != '\0' ? a + 2 : argv[i], &end, 10);
+      if (*end != '\0' || n < 1 || n > 1000000)
+        return fail(o, ARGS_BADN, a);
+      o->nranks = (int)n;
+      o->flags |= HAS_FRONT;
+      break;
+    }
     case 'e':
       o->flags |= HAS_E_STAT;
       /* FALLTHROUGH */
@@ -144,14 +175,9 @@ done:
     o->script = argc;
   if ((o->flags & HAS_BATCH) && (o->flags & HAS_I))
     return fail(o, ARGS_BATCH_I, "-i");
+  if ((o->flags & HAS_FRONT) && (o->flags & HAS_NOMPI))
+    return fail(o, ARGS_FRONT_NOMPI, "-n");
   return 1;
-}
-
-/* The argument of option argv[*i] (glued or next word); advances *i. */
-static const char *optarg_of(char **argv, int *i) {
-  if (argv[*i][2] != '\0')
-    return argv[*i] + 2;
-  return argv[++*i];
 }
 
 /* MPLUA_DISABLED=1 (any value but empty or "0") means --nompi. */
@@ -332,12 +358,14 @@ static int run_jobs(lua_State *L, char **argv, int script) {
   return 1;
 }
 
-/* -e and -l, in the order given. */
+/* -e, -l and -W, in the order given. */
 static int runargs(lua_State *L, char **argv, int script) {
   int i;
   for (i = 1; i < script; i++) {
     int opt = argv[i][0] == '-' ? argv[i][1] : 0;
-    if (opt == 'e' || opt == 'l' || opt == 'j') {
+    if (opt == 'W')
+      lua_warning(L, "@on", 0); /* warnings on, from here */
+    else if (opt == 'e' || opt == 'l' || opt == 'j') {
       const char *extra = optarg_of(argv, &i);
       int status = opt == 'e' ? dostring(L, extra, "=(command line)")
                  : opt == 'l' ? dolibrary(L, extra)
@@ -370,7 +398,7 @@ static int run_line(lua_State *L, Run *r, int *repl) {
   else if (script == r->argc && !(flags & (HAS_E_STAT | HAS_V))) {
     if (flags & HAS_BATCH) /* batch mode: stdin is the script */
       return dofile(L, NULL) != LUA_OK;
-    if (isatty(STDIN_FILENO))
+    if (mplua_stdin_tty())
       print_version();
     *repl = 1;
   }
@@ -391,6 +419,11 @@ static int pmain(lua_State *L) {
     else if (r->opt.error == ARGS_BATCH_I)
       fprintf(stderr, "%s: '-i' cannot be used with '-b' "
                       "(batch mode never prompts)\n", progname);
+    else if (r->opt.error == ARGS_BADN)
+      fprintf(stderr, "%s: '-n' needs a number of ranks (1 or more) "
+                      "and must be the first option\n", progname);
+    else if (r->opt.error == ARGS_FRONT_NOMPI)
+      fprintf(stderr, "%s: '-n' cannot be used with '--nompi'\n", progname);
     else
       fprintf(stderr, "%s: unrecognized option '%s'\n", progname, r->opt.bad);
     print_usage(stderr);
@@ -432,6 +465,8 @@ int main(int argc, char **argv) {
   ** invalid line still opens the state, so that under mpiexec every rank
   ** starts and finalizes MPI and rank 0 alone prints the usage. */
   collectargs(argc, argv, &r.opt);
+  if ((r.opt.flags & HAS_FRONT) && r.opt.error == ARGS_OK)
+    return mplua_front(r.opt.nranks, argc, argv); /* starts the job below */
   if (r.opt.flags & HAS_NOENV)
     hide_path_vars(saved);
   L = mplua_open(&argc, &argv, !mpi_disabled(&r.opt));
@@ -442,14 +477,21 @@ int main(int argc, char **argv) {
   /* MPI_Init may have removed its own arguments: parse the final argv (the
   ** verdict is the same on every rank, since they all get the same line) */
   collectargs(argc, argv, &r.opt);
-  if (argv[0] != NULL && argv[0][0] != '\0')
-    progname = argv[0];
+  if (argv[0] != NULL && argv[0][0] != '\0') {
+    const char *slash = strrchr(argv[0], '/');
+    progname = slash != NULL && slash[1] != '\0' ? slash + 1 : argv[0];
+  }
   r.argc = argc;
   r.argv = argv;
   if (r.opt.flags & HAS_BATCH)
     mplua_set_batch(L, 1);
-  if (mplua_rank(L) != 0)
+  if (mplua_attach(L) < 0) /* rank 0 of a job whose front end is gone */
+    status = EXIT_FAILURE;
+  else if (mplua_rank(L) != 0) {
+    if (r.opt.flags & HAS_W) /* rank 0 turns them on in the order of -e/-l */
+      lua_warning(L, "@on", 0);
     status = mplua_worker(L);
+  }
   else
     status = leader(L, &r);
   return mplua_close(L, status);

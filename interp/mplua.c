@@ -3,6 +3,7 @@
 ** mplua rank. Everything below it (mp, ad) knows nothing of prompts.
 */
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,17 +12,53 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "adlib/lad.h"
+#include "host.h"
 #include "mp.h"
 #include "tasks/tasks.h"
 #include "mplua.h"
 
+/* The program's name in messages: argv[0] without its directory (hydra and
+** scripts often give a full path); none at the prompt, as in lua. */
 static const char *progname = "mplua";
+static int at_prompt;
+
+void host_set_prompt(int on) { at_prompt = on; }
+
+/* Write an error message, with the program's name unless at the prompt. */
+static void message(const char *msg) {
+  fflush(stdout);
+  if (at_prompt)
+    fprintf(stderr, "%s\n", msg);
+  else
+    fprintf(stderr, "%s: %s\n", progname, msg);
+  fflush(stderr);
+}
+
+/* The string of an error object through its __tostring (run protected: a
+** report must not raise). */
+static int meta_tostring(lua_State *L) {
+  if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+  return 0;
+}
+
+const char *host_errmsg(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER)
+    return lua_pushstring(L, lua_tostring(L, idx));
+  lua_pushcfunction(L, meta_tostring);
+  lua_pushvalue(L, idx);
+  if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_type(L, -1) == LUA_TSTRING)
+    return lua_tostring(L, -1);
+  lua_pop(L, 1);
+  return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
+}
 
 /* os.exit on rank 0 ends every rank: stop a running task, tell the workers. */
 static int leader_exit(lua_State *L) {
   int status;
   if (lua_isboolean(L, 1)) status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+  int close = lua_toboolean(L, 2);
   mpb_state *st = mpb_get(L);
   if (st->in_task) {
     mpb_abort_begin(st);
@@ -29,30 +66,40 @@ static int leader_exit(lua_State *L) {
   }
   fflush(stdout);
   mpb_task_exit(st, status);
-  mpb_stop(L);
+  if (close) { /* as lua: __close handlers and finalizers run (workers are gone) */
+    signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
+    signal(SIGUSR1, SIG_IGN);
+    lua_close(L);            /* the runtime's own finalizer ends MPI */
+  } else
+    mpb_stop(L);
   exit(status);
   return 0;
 }
 
 /* ------------------------------------------------- the host's decisions */
-/* A progress line on stderr when it is a terminal; erased when done. */
+/* The progress line: drawn by the front end when there is one (it keeps it
+** below the output), else on stderr when it is a terminal; erased when done. */
 static void show_progress(lua_State *L, const mpb_progress *p, void *ud) {
+  char line[160];
+  double rate = p->elapsed > 0 ? (double)p->done / p->elapsed : 0;
   (void)L, (void)ud;
-  if (!isatty(STDERR_FILENO)) return;
+  if (!link_on() && !isatty(STDERR_FILENO)) return;
   if (p->final) {
-    fputs("\r\033[K", stderr);
+    line[0] = '\0';
+  } else if (p->total >= 0) {
+    char eta[32] = "?";
+    if (p->total > 0 && rate > 0)
+      snprintf(eta, sizeof eta, "%.0fs", (double)(p->total - p->done) / rate);
+    snprintf(line, sizeof line, "%s: %lld/%lld done, %.0f/s, ETA %s", p->what,
+             (long long)p->done, (long long)p->total, rate, eta);
   } else {
-    double rate = p->elapsed > 0 ? (double)p->done / p->elapsed : 0;
-    if (p->total >= 0) {
-      char eta[32] = "?";
-      if (p->total > 0 && rate > 0)
-        snprintf(eta, sizeof eta, "%.0fs", (double)(p->total - p->done) / rate);
-      fprintf(stderr, "\r\033[K%s: %lld/%lld done, %.0f/s, ETA %s", p->what,
-              (long long)p->done, (long long)p->total, rate, eta);
-    } else {
-      fprintf(stderr, "\r\033[K%s: %lld done, %.0f/s", p->what, (long long)p->done, rate);
-    }
+    snprintf(line, sizeof line, "%s: %lld done, %.0f/s", p->what, (long long)p->done, rate);
   }
+  if (link_on()) {
+    link_progress(p->final ? NULL : line);
+    return;
+  }
+  fprintf(stderr, "\r\033[K%s", line);
   fflush(stderr);
 }
 
@@ -66,9 +113,7 @@ static void warn_stderr(lua_State *L, const char *msg, void *ud) {
 /* Batch mode: a fault ends the job after its report, whoever catches it. */
 static void batch_fault(lua_State *L, void *ud) {
   (void)ud;
-  fflush(stdout);
-  fprintf(stderr, "%s: %s\n", progname, lua_tostring(L, -1));
-  fflush(stderr);
+  message(host_errmsg(L, -1));
   mpb_state *st = mpb_get(L);
   mpb_task_exit(st, 1);
   mpb_stop(L);
@@ -105,7 +150,10 @@ static int open_all(lua_State *L) {
 }
 
 lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
-  if (argv && *argv && (*argv)[0] && (*argv)[0][0]) progname = (*argv)[0];
+  if (argv && *argv && (*argv)[0] && (*argv)[0][0]) {
+    const char *slash = strrchr((*argv)[0], '/');
+    progname = slash && slash[1] ? slash + 1 : (*argv)[0];
+  }
   setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
   /* Messages of a few MiB are allocated and freed at a high rate (receive
   ** buffers, Lua strings): served from fresh mmaps, every one of them costs
@@ -138,18 +186,24 @@ void mplua_set_batch(lua_State *L, int on) { mpb_get(L)->host.fault = on ? batch
 
 void mplua_report(lua_State *L, int status) {
   if (status != LUA_OK) {
-    const char *msg = lua_tostring(L, -1);
-    if (!msg) msg = "(error object is not a string)";
-    fflush(stdout);
-    fprintf(stderr, "%s: %s\n", progname, msg);
-    fflush(stderr);
-    lua_pop(L, 1);
+    int top = lua_gettop(L);
+    message(host_errmsg(L, -1));
+    lua_settop(L, top - 1);
   }
+}
+
+/* lua.c's message handler (the runtime's), except that a task's report,
+** which carries the faulting rank's traceback, gets no second one. */
+static int msghandler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg != NULL && strstr(msg, "\nstack traceback:") != NULL)
+    return 1;
+  return mpb_msgh(L);
 }
 
 int mplua_docall(lua_State *L, int nargs, int nres) {
   int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, mpb_msgh);
+  lua_pushcfunction(L, msghandler);
   lua_insert(L, base);
   int status = lua_pcall(L, nargs, nres, base);
   lua_remove(L, base);

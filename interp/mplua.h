@@ -56,6 +56,21 @@ int mplua_worker(lua_State *L);
 /* Batch mode: any fault in a task ends the job after the report. */
 void mplua_set_batch(lua_State *L, int on);
 
+/* Rank 0, started by the front end (`mplua -n N`, which passes its address
+** in the environment variable MPLUA_FRONT): route stdin, stdout and stderr
+** through it. Returns 1 when attached, 0 when there is no front end, -1 when
+** it cannot be reached (message on stderr). */
+int mplua_attach(lua_State *L);
+/* Whether rank 0's input comes from a terminal: its own, or the front end's. */
+int mplua_stdin_tty(void);
+
+/* The front end: start a job of nranks ranks running this executable with
+** argv's options (MPLUA_LAUNCHER, default "mpiexec -n", is the command that
+** starts it; the rank count, the program and the options follow), own the
+** terminal while it runs (line editing, history, one ordered output, Ctrl-C
+** as an interrupt), and return its exit status. No Lua state, no MPI here. */
+int mplua_front(int nranks, int argc, char **argv);
+
 /* Interrupt rank 0's running command on every rank, as Ctrl-C does.
 ** Async-signal-safe: a host's signal handler may call it. */
 void mplua_interrupt(void);

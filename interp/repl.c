@@ -15,6 +15,12 @@
 **   installed only while a line is read: while a line runs, SIGINT belongs
 **   to the library, which interrupts the running task.
 ** - A leading '=' means `return` on the first line, as in Lua 5.3.
+** - Under mpiexec, rank 0's stdout and stderr are two pipes that hydra
+**   forwards separately, so an error would come out after the next prompt:
+**   while the prompt runs, stderr joins stdout's pipe (join_stderr).
+** - Under the front end (link.c), the prompt travels with the request for a
+**   line instead of being printed, and complete chunks go to its history;
+**   the front end draws the terminal (no new lines after Ctrl-C here).
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lua.h"
 #include "lauxlib.h"
+#include "host.h"
 #include "mplua.h"
 
 #ifdef MPLUA_READLINE
@@ -126,8 +134,11 @@ static void release_sigint(const struct sigaction *old) {
 ** ===================================================================
 */
 
-/* After Ctrl-C, the fresh prompt goes on a fresh line. */
+/* After Ctrl-C, the fresh prompt goes on a fresh line (the front end, when
+** there is one, draws its terminal itself). */
 static void new_line(void) {
+  if (link_on())
+    return;
   fputc('\n', stdout);
   fflush(stdout);
 }
@@ -139,9 +150,15 @@ static size_t plain_cap;
 
 /* stdio (not read(2)) so that io.read() at the prompt shares the buffer.
 ** Ctrl-C wins over a line that completes at the same moment. */
-static int plain_read(const char *prompt, char **line) {
-  fputs(prompt, stdout);
-  fflush(stdout);
+static int plain_getline(const char *prompt, char **line) {
+  if (link_on()) {
+    link_prompt(prompt); /* goes with the request for more input */
+    clearerr(stdin);     /* an end of input typed to io.read() ended only that */
+  }
+  else {
+    fputs(prompt, stdout);
+    fflush(stdout);
+  }
   for (;;) {
     ssize_t n = begin_read() ? getline(&plain_buf, &plain_cap, stdin) : -1;
     int eintr = n < 0 && ferror(stdin) && errno == EINTR;
@@ -160,6 +177,12 @@ static int plain_read(const char *prompt, char **line) {
       return GOT_EOF;
     clearerr(stdin); /* another signal interrupted the read: wait on */
   }
+}
+
+static int plain_read(const char *prompt, char **line) {
+  int got = plain_getline(prompt, line);
+  link_prompt(NULL); /* io.read() in a command asks with no prompt */
+  return got;
 }
 
 #ifdef MPLUA_READLINE
@@ -228,11 +251,12 @@ static int editing;
 #endif
 
 static void save_line(const char *line) {
+  if (line[0] == '\0')
+    return;
+  link_history(line);
 #ifdef MPLUA_READLINE
-  if (editing && line[0] != '\0')
+  if (editing)
     add_history(line);
-#else
-  (void)line;
 #endif
 }
 
@@ -380,8 +404,7 @@ static void print_results(lua_State *L) {
   lua_getglobal(L, "print");
   lua_insert(L, 1);
   if (lua_pcall(L, n, 0, 0) != LUA_OK) {
-    lua_pushfstring(L, "error calling 'print' (%s)", lua_tostring(L, -1));
-    lua_remove(L, -2);
+    lua_pushfstring(L, "error calling 'print' (%s)", host_errmsg(L, -1));
     mplua_report(L, LUA_ERRRUN);
   }
 }
@@ -416,10 +439,44 @@ static int repl_main(lua_State *L) {
   return 1;
 }
 
+/* Under mpiexec, stdout and stderr are two pipes that hydra reads apart:
+** send stderr to stdout's pipe while the prompt runs. Returns a copy of the
+** real stderr to put back, or -1 when they already share a file (a
+** terminal, the front end's socket) or either is a file of the user's. */
+static int join_stderr(void) {
+  struct stat o, e;
+  int saved;
+  if (fstat(STDOUT_FILENO, &o) != 0 || fstat(STDERR_FILENO, &e) != 0)
+    return -1;
+  if (!(S_ISFIFO(o.st_mode) || S_ISSOCK(o.st_mode)) ||
+      !(S_ISFIFO(e.st_mode) || S_ISSOCK(e.st_mode)) ||
+      (o.st_dev == e.st_dev && o.st_ino == e.st_ino))
+    return -1;
+  fflush(stderr);
+  saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (saved >= 0 && dup2(STDOUT_FILENO, STDERR_FILENO) < 0) {
+    close(saved);
+    return -1;
+  }
+  return saved;
+}
+
+static void part_stderr(int saved) {
+  if (saved < 0)
+    return;
+  fflush(stderr);
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+}
+
 int mplua_repl(lua_State *L) {
   int status;
+  int saved_stderr = join_stderr();
+  host_set_prompt(1);
   lua_pushcfunction(L, repl_main);
   status = lua_pcall(L, 0, 1, 0);
+  host_set_prompt(0);
+  part_stderr(saved_stderr);
   free(plain_buf);
   plain_buf = NULL;
   plain_cap = 0;

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Install what mplua needs on Debian 12 (only what is missing), as root or via sudo.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev)
+# (the README lists the same packages: keep them in step)
+# tmux and procps (pgrep) are for the tests that drive a terminal and find processes
+pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
+      tmux procps)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

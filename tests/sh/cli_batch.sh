@@ -16,6 +16,15 @@ check "os.exit(false)" 1 "" -e 'os.exit(false)'
 printf 'print("s")\nos.exit(5)\n' >exit5.lua
 check "os.exit(5) in a script" 5 $'s\n' exit5.lua
 
+# os.exit(code, true) closes the state as lua does: pending __close
+# handlers, then finalizers; without `true` neither runs
+close='local x <close> = setmetatable({}, {__close = function() print("closed") end})
+setmetatable({}, {__gc = function() print("collected") end})
+os.exit(3, true)'
+check "os.exit(3, true) closes the state" 3 $'closed\ncollected\n' -e "$close"
+check "os.exit(3) does not" 3 "" -e "${close%, true)})"
+check "os.exit(true, true)" 0 $'closed\ncollected\n' -e "${close%3, true)}true, true)"
+
 # -b: statuses 0 and 1
 printf 'print("batch ok")\n' >ok.lua
 check "-b success" 0 $'batch ok\n' -b ok.lua

@@ -99,11 +99,23 @@ check "_PROMPT" 0 "$version"$'\nlua> 7\nlua> 14\nlua> \n' -e 'y = 7; _PROMPT = "
 for h in -h --help; do
   run "$h" </dev/null >out 2>err || { echo "FAIL ($N): $h exit status $?" >&2; exit 1; }
   grep -q '^usage: ' out || { echo "FAIL ($N): $h printed no usage" >&2; cat out >&2; exit 1; }
-  for o in -e -l -i -v -E -j -b --nompi; do
+  for o in -e -l -i -v -E -W -n -j -b --nompi; do
     grep -qF -- "  $o" out || { echo "FAIL ($N): usage lacks $o" >&2; exit 1; }
   done
   err_empty "$h"
 done
+
+# -W: warnings on, as in lua 5.4, from where it stands among -e and -l; on
+# the workers too
+check "no -W: warnings off" 0 "" -e 'warn("hidden")'
+err_empty "no -W"
+check "-W" 0 "" -e 'warn("before")' -W -e 'warn("after")'
+err_has "-W" "Lua warning: after" 1
+if grep -q before err; then echo "FAIL ($N): -W acted before its place" >&2; exit 1; fi
+if [ "$N" != nompi ] && [ "$N" -ge 2 ]; then
+  check "-W on a worker" 0 "" -W -e 'mp.exec(function() if mp.rank == 1 then warn("from 1") end end)'
+  err_has "-W on a worker" "Lua warning: from 1" 1
+fi
 
 # invalid lines: one message and one usage on stderr, status 1, nothing run
 check "unknown option" 1 "" -q -e 'print("not reached")'
@@ -122,4 +134,16 @@ check "-j without argument" 1 "" -j
 err_has "-j without argument" "'-j' needs argument" 1
 check "-i with -b" 1 "" -b -i
 err_has "-i with -b" "'-i' cannot be used with '-b'" 1
+check "-n not first" 1 "" -e 'print(1)' -n 2
+err_has "-n not first" "'-n' needs a number of ranks (1 or more) and must be the first option" 1
+check "-n 0" 1 "" -n 0
+err_has "-n 0" "'-n' needs a number of ranks" 1
+if [ "$N" = 1 ]; then # (with --nompi, every process of the job would say it)
+  check "-n with --nompi" 1 "" -n 2 --nompi
+  err_has "-n with --nompi" "'-n' cannot be used with '--nompi'" 1
+fi
+# messages name the program, not its path (as lua's "lua: ...")
+check "program name" 1 "" -e 'error("named")'
+err_has "program name" "mplua: (command line):1: named" 1
+if grep -q "/mplua:" err; then echo "FAIL ($N): the program's path in a message" >&2; cat err >&2; exit 1; fi
 echo "ok"

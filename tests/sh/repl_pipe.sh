@@ -53,28 +53,37 @@ end
 '
 err_empty "multi-line chunks"
 
-session "errors do not end the session" 0 \
+# Errors come out where they happened (under mpiexec too, where rank 0's
+# stdout and stderr are two pipes), with lua's wording at the prompt: no
+# program name; one traceback each.
+joined "errors do not end the session" 0 \
 'error("boom")
 y = = 1
 print("still here")
 nosuchfunction()
 1 + 1
-' \
-'> > > still here
-> > 2
-> 
 '
-err_has "runtime error" "boom"
-err_has "syntax error" "stdin:1:"
-err_has "call of nil" "nosuchfunction"
-err_has "traceback" "stack traceback:"
+in_order "errors in order" out \
+  "> stdin:1: boom" "stack traceback:" \
+  "> stdin:1: unexpected symbol near '='" \
+  "> still here" \
+  "> stdin:1: attempt to call a nil value (global 'nosuchfunction')" "stack traceback:" \
+  "> 2" "> "
+count_lines "one traceback per runtime error" out "stack traceback:" 2
+count_lines "no program name at the prompt" out "[^ ]*mplua:" 0
 
-session "unfinished chunk at end of input" 0 \
+joined "unfinished chunk at end of input" 0 \
 'for i = 1, 2 do
-' \
-'> >> > 
 '
-err_has "unfinished chunk" "<eof>"
+in_order "unfinished chunk" out "> >> stdin:1: 'end' expected near <eof>" "> "
+
+# error objects: __tostring is used wherever the prompt reports one
+joined "error objects" 0 \
+'error(setmetatable({}, {__tostring = function() return "custom E" end}))
+print = function() error(setmetatable({}, {__tostring = function() return "P!" end})) end
+1
+'
+in_order "error objects" out "> custom E" "> > error calling 'print' (P!)"
 
 session "empty input" 0 '' '> 
 '

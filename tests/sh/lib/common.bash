@@ -50,3 +50,46 @@ err_has() {
     exit 1
   fi
 }
+
+# joined DESC STATUS INPUT [ARGS...]: feed INPUT to mplua with stdout and
+# stderr into one file, ./out (a terminal's view: what comes first is shown
+# first); the exit status must match
+joined() {
+  desc=$1 want_status=$2
+  printf '%s' "$3" >in
+  shift 3
+  status=0
+  run "$@" <in >out 2>&1 || status=$?
+  if [ "$status" != "$want_status" ]; then
+    echo "FAIL ($N): $desc: exit status $status (want $want_status)" >&2
+    cat out >&2
+    exit 1
+  fi
+}
+
+# in_order DESC FILE PREFIX...: FILE has lines beginning with each PREFIX,
+# in this order (other lines may come between)
+in_order() {
+  local desc=$1 file=$2 i=0 line
+  shift 2
+  local want=("$@")
+  while [ "$i" -lt "${#want[@]}" ] && IFS= read -r line; do
+    case $line in "${want[$i]}"*) i=$((i + 1)) ;; esac
+  done <"$file"
+  if [ "$i" -lt "${#want[@]}" ]; then
+    echo "FAIL ($N): $desc: no line '${want[$i]}...' in order in:" >&2
+    cat "$file" >&2
+    exit 1
+  fi
+}
+
+# count_lines DESC FILE PREFIX COUNT: exactly COUNT lines begin with PREFIX
+count_lines() {
+  local got
+  got=$(grep -c -- "^$3" "$2" || true)
+  if [ "$got" != "$4" ]; then
+    echo "FAIL ($N): $1: $got lines begin with '$3' (want $4):" >&2
+    cat "$2" >&2
+    exit 1
+  fi
+}

@@ -1,0 +1,422 @@
+/*
+** The front end's terminal: output above the prompt, the progress line at
+** the bottom, readline (in its callback mode, driven by front.c's poll loop)
+** for the lines rank 0 asks for, and the history, saved across sessions.
+**
+** The screen is kept in one of three states: plain output; output with the
+** progress line drawn below it (the text of an unfinished output line is
+** remembered and written again when the progress line goes); or a readline
+** prompt below the output. Everything the user sees is written here, so
+** nothing is ever glued to the progress line or printed inside the prompt.
+**
+** When stdin or stdout is not a terminal there is no line editing and no
+** progress line: prompts are written as text and lines are read from stdin
+** as they come, so `mplua -n 4 < session.lua` reads like a transcript.
+**
+** History file (terminal only): MPLUA_HISTORY, default ~/.mplua_history
+** (empty: none). Each complete chunk is appended as soon as it is run, so
+** concurrent sessions and crashes lose nothing, as Julia's REPL does; its
+** format is Julia's too: a "# time: ..." line, then the chunk's lines, each
+** after a tab, so multi-line chunks come back whole.
+*/
+#define _GNU_SOURCE /* memrchr */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "front.h"
+#include "front_proto.h"
+
+#ifdef MPLUA_READLINE
+#include <readline/history.h>
+#include <readline/readline.h>
+#endif
+
+#define HISTORY_KEEP 1000 /* entries kept; the file is cut back at twice that */
+#define PARTIAL_MAX 4096  /* an unfinished line longer than this is not redrawn */
+
+static struct {
+  char partial[PARTIAL_MAX]; /* the unfinished last line of output */
+  size_t plen;
+  int pover;                 /* it was longer than PARTIAL_MAX */
+  char *progress;            /* the progress line's text, or NULL */
+  int editing;               /* readline is reading a line */
+  char *prompt;              /* of that line */
+  char *history;             /* the history file, or NULL */
+  char *in;                  /* plain mode: what stdin gave beyond the lines taken */
+  size_t inlen, incap;
+  int ineof;
+} t;
+
+static void put(int fd, const char *p, size_t n) { (void)proto_write(fd, p, n); }
+
+static void puts1(const char *s) { put(STDOUT_FILENO, s, strlen(s)); }
+
+/* Remember the unfinished last line of what went to the terminal. */
+static void track(const char *p, size_t n) {
+  const char *nl = memrchr(p, '\n', n);
+  if (nl != NULL) {
+    n -= (size_t)(nl + 1 - p);
+    p = nl + 1;
+    t.plen = 0;
+    t.pover = 0;
+  }
+  if (t.plen + n > PARTIAL_MAX)
+    t.pover = 1;
+  else {
+    memcpy(t.partial + t.plen, p, n);
+    t.plen += n;
+  }
+}
+
+static void draw_progress(void) {
+  puts1("\r\033[K");
+  puts1(t.progress);
+}
+
+/* Take the progress line off the screen; the unfinished line comes back. */
+static void undraw_progress(void) {
+  puts1("\r\033[K");
+  if (!t.pover)
+    put(STDOUT_FILENO, t.partial, t.plen);
+}
+
+
+/*
+** {==================================================================
+** Output and progress
+** ===================================================================
+*/
+
+void tty_output(int fd, const char *p, size_t n) {
+  if (n == 0)
+    return;
+  if (!fe.tty) {
+    put(fd, p, n);
+    return;
+  }
+#ifdef MPLUA_READLINE
+  if (t.editing)
+    rl_clear_visible_line();
+#endif
+  if (t.progress != NULL)
+    undraw_progress();
+  put(STDOUT_FILENO, p, n);
+  track(p, n);
+  if (t.progress != NULL)
+    draw_progress();
+#ifdef MPLUA_READLINE
+  if (t.editing) {
+    if (t.plen > 0) { /* the prompt goes on a line of its own */
+      puts1("\n");
+      t.plen = 0;
+    }
+    rl_forced_update_display();
+  }
+#endif
+}
+
+void tty_progress(const char *p, size_t n) {
+  if (!fe.tty)
+    return;
+  if (n == 0) {
+    if (t.progress != NULL)
+      undraw_progress();
+    free(t.progress);
+    t.progress = NULL;
+    return;
+  }
+  free(t.progress);
+  t.progress = malloc(n + 1);
+  if (t.progress == NULL)
+    return;
+  memcpy(t.progress, p, n);
+  t.progress[n] = '\0';
+  draw_progress();
+}
+
+/* }================================================================== */
+
+
+/*
+** {==================================================================
+** History
+** ===================================================================
+*/
+
+#ifdef MPLUA_READLINE
+
+/* Load the file's last HISTORY_KEEP entries; rewrite it if it has grown
+** past twice that. */
+static void history_load(void) {
+  FILE *f = fopen(t.history, "r");
+  char *line = NULL, *entry = NULL;
+  size_t cap = 0, elen = 0;
+  ssize_t n;
+  int count = 0;
+  if (f == NULL)
+    return;
+  while ((n = getline(&line, &cap, f)) >= 0 || entry != NULL) {
+    if (n < 0 || line[0] == '#') { /* an entry ends */
+      if (entry != NULL) {
+        add_history(entry);
+        count++;
+        free(entry);
+        entry = NULL;
+        elen = 0;
+      }
+      if (n < 0)
+        break;
+    }
+    else if (line[0] == '\t') {
+      size_t k = (size_t)n - 1 - (line[n - 1] == '\n');
+      char *e = realloc(entry, elen + k + 2);
+      if (e == NULL)
+        continue;
+      entry = e;
+      if (elen > 0)
+        entry[elen++] = '\n';
+      memcpy(entry + elen, line + 1, k);
+      elen += k;
+      entry[elen] = '\0';
+    }
+  }
+  free(line);
+  fclose(f);
+  if (count > 2 * HISTORY_KEEP) { /* keep the last ones: write anew, rename */
+    size_t tl = strlen(t.history) + 8;
+    char *tmp = malloc(tl);
+    HIST_ENTRY **h = history_list();
+    if (tmp != NULL && h != NULL && (snprintf(tmp, tl, "%s.new", t.history),
+                                     (f = fopen(tmp, "w")) != NULL)) {
+      for (int i = 0; h[i] != NULL; i++) {
+        fputs("# time: 0\n\t", f);
+        for (const char *c = h[i]->line; *c; c++) {
+          if (*c == '\n')
+            fputs("\n\t", f);
+          else
+            fputc(*c, f);
+        }
+        fputc('\n', f);
+      }
+      if (fclose(f) == 0)
+        rename(tmp, t.history);
+    }
+    free(tmp);
+  }
+}
+
+#endif
+
+void tty_history(const char *p, size_t n) {
+#ifdef MPLUA_READLINE
+  char *entry, *rec;
+  size_t i, k = 0;
+  if (!fe.tty || n == 0 || (entry = malloc(n + 1)) == NULL)
+    return;
+  memcpy(entry, p, n);
+  entry[n] = '\0';
+  add_history(entry);
+  free(entry);
+  if (t.history == NULL || (rec = malloc(2 * n + 64)) == NULL)
+    return;
+  k = (size_t)snprintf(rec, 64, "# time: %lld\n\t", (long long)time(NULL));
+  for (i = 0; i < n; i++) {
+    rec[k++] = p[i];
+    if (p[i] == '\n')
+      rec[k++] = '\t';
+  }
+  rec[k++] = '\n';
+  int fd = open(t.history, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) { /* one write: sessions appending together do not mix entries */
+    put(fd, rec, k);
+    close(fd);
+  }
+  free(rec);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+/* }================================================================== */
+
+
+/*
+** {==================================================================
+** Asking for a line
+** ===================================================================
+*/
+
+/* Plain mode: answer from stdin's next line once it is there. */
+static void plain_answer(void) {
+  char *nl = t.inlen ? memchr(t.in, '\n', t.inlen) : NULL;
+  size_t k = nl ? (size_t)(nl - t.in) + 1 : (t.ineof ? t.inlen : 0);
+  if (k > 0) {
+    if (fe.tty)
+      track("\n", 1); /* the terminal echoed the line */
+    front_answer('L', t.in, k);
+    memmove(t.in, t.in + k, t.inlen - k);
+    t.inlen -= k;
+  }
+  else if (t.ineof) {
+    if (fe.prompted)
+      puts1("\n"); /* the session ends: the shell's prompt on a new line */
+    front_answer('E', NULL, 0);
+  }
+}
+
+#ifdef MPLUA_READLINE
+
+static void on_line(char *line) {
+  rl_callback_handler_remove();
+  t.editing = 0;
+  t.plen = 0;
+  t.pover = 0;
+  if (line == NULL) { /* Ctrl-D */
+    const char *bp = rl_variable_value("enable-bracketed-paste");
+    if (bp == NULL || strcmp(bp, "on") != 0) /* leaving bracketed paste ends the line */
+      puts1("\n");
+    front_answer('E', NULL, 0);
+    return;
+  }
+  size_t n = strlen(line);
+  line[n] = '\n'; /* (readline's buffer has room: it was NUL-terminated) */
+  front_answer('L', line, n + 1);
+  free(line);
+}
+
+#endif
+
+void tty_ask(const char *prompt, size_t n) {
+  free(t.prompt);
+  t.prompt = NULL;
+  if (fe.tty && t.progress != NULL) /* the command is over: so is its progress */
+    tty_progress(NULL, 0);
+  if (prompt != NULL && (t.prompt = malloc(t.plen + n + 1)) != NULL) {
+    memcpy(t.prompt, t.partial, t.plen); /* after an unfinished line, as lua */
+    memcpy(t.prompt + t.plen, prompt, n);
+    t.prompt[t.plen + n] = '\0';
+  }
+#ifdef MPLUA_READLINE
+  if (fe.tty) {
+    if (t.prompt == NULL && (t.prompt = malloc(t.plen + 1)) != NULL) {
+      memcpy(t.prompt, t.partial, t.plen); /* io.read after io.write("? ") */
+      t.prompt[t.plen] = '\0';
+    }
+    puts1("\r\033[K"); /* readline draws the whole line, prompt included */
+    t.editing = 1;
+    rl_callback_handler_install(t.prompt ? t.prompt : "", on_line);
+    return;
+  }
+#endif
+  if (prompt != NULL) {
+    put(STDOUT_FILENO, prompt, n);
+    if (fe.tty)
+      track(prompt, n);
+  }
+  plain_answer();
+}
+
+void tty_input(void) {
+#ifdef MPLUA_READLINE
+  if (t.editing) {
+    rl_callback_read_char();
+    return;
+  }
+#endif
+  if (t.inlen == t.incap) {
+    size_t cap = t.incap ? 2 * t.incap : 4096;
+    char *p = realloc(t.in, cap);
+    if (p == NULL)
+      return;
+    t.in = p;
+    t.incap = cap;
+  }
+  ssize_t r = read(STDIN_FILENO, t.in + t.inlen, t.incap - t.inlen);
+  if (r > 0)
+    t.inlen += (size_t)r;
+  else if (r == 0 || (errno != EINTR && errno != EAGAIN))
+    t.ineof = 1;
+  plain_answer();
+}
+
+void tty_interrupt(void) {
+#ifdef MPLUA_READLINE
+  if (t.editing) {
+    rl_point = rl_end; /* "^C" after the whole line, as a shell shows it */
+    rl_redisplay();
+    puts1("^C\n");
+    rl_replace_line("", 0);
+    rl_callback_handler_remove();
+    t.editing = 0;
+    t.plen = 0;
+    t.pover = 0;
+  }
+  else
+#endif
+  if (fe.tty)
+    track("\n", 1); /* the terminal showed ^C; the line is left */
+  t.inlen = 0; /* what was typed ahead goes, as the terminal's own buffer does */
+  front_answer('C', NULL, 0);
+}
+
+void tty_abandon(void) {
+#ifdef MPLUA_READLINE
+  if (t.editing) {
+    rl_callback_handler_remove();
+    t.editing = 0;
+    puts1("\n");
+  }
+#endif
+}
+
+void tty_winch(void) {
+#ifdef MPLUA_READLINE
+  if (t.editing)
+    rl_resize_terminal();
+#endif
+}
+
+/* }================================================================== */
+
+
+void tty_start(void) {
+#ifdef MPLUA_READLINE
+  const char *h = getenv("MPLUA_HISTORY"), *home = getenv("HOME");
+  if (!fe.tty)
+    return;
+  rl_readline_name = "mplua"; /* for $if mplua in ~/.inputrc */
+  rl_catch_signals = 0;       /* the loop has them */
+  rl_catch_sigwinch = 0;
+  using_history();
+  stifle_history(HISTORY_KEEP);
+  if (h == NULL && home != NULL && home[0] != '\0') {
+    size_t n = strlen(home) + sizeof "/.mplua_history";
+    if ((t.history = malloc(n)) != NULL)
+      snprintf(t.history, n, "%s/.mplua_history", home);
+  }
+  else if (h != NULL && h[0] != '\0')
+    t.history = strdup(h);
+  if (t.history != NULL)
+    history_load();
+#endif
+}
+
+void tty_end(void) {
+  tty_abandon();
+  if (t.progress != NULL)
+    tty_progress(NULL, 0);
+  else if (fe.tty && t.plen > 0)
+    puts1("\n"); /* the shell's prompt on a line of its own */
+  free(t.prompt);
+  free(t.history);
+  free(t.in);
+#ifdef MPLUA_READLINE
+  if (fe.tty)
+    clear_history();
+#endif
+}

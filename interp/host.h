@@ -1,0 +1,31 @@
+/*
+** What the files of interp/ share among themselves: the host's policy that
+** is not part of the embedding API (mplua.h), and rank 0's side of the front
+** end (link.c). Nothing outside interp/ includes this.
+*/
+#ifndef MPLUA_HOST_H
+#define MPLUA_HOST_H
+
+#include <stddef.h>
+#include "lua.h"
+
+/* mplua.c: push the text of the error object at idx, as lua.c's message
+** handler makes it (a string, its __tostring, or "(error object is a
+** table value)"); never raises but for memory. Returns it. */
+const char *host_errmsg(lua_State *L, int idx);
+/* At the prompt, reports carry no program name (lua's doREPL). */
+void host_set_prompt(int on);
+
+/* link.c: rank 0's end of the front end (front.c). Until link_attach has
+** succeeded, link_on() is 0 and the others do nothing. */
+int link_on(void);
+/* The front end's stdin is a terminal (the banner and -i behave as lua's). */
+int link_tty(void);
+/* The prompt of the next read of stdin (NULL: a plain read, e.g. io.read). */
+void link_prompt(const char *prompt);
+/* A complete chunk typed at the prompt, for the front end's history. */
+void link_history(const char *chunk);
+/* The progress line (NULL: clear it). */
+void link_progress(const char *text);
+
+#endif

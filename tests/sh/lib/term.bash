@@ -1,0 +1,70 @@
+# Driving mplua in a real terminal: a tmux server of the test's own (its
+# own socket), one window running the command, keys typed with send-keys and
+# the screen read with capture-pane. Each step waits for what it expects to
+# see with a bounded poll (the bound is a guard, never the synchronization).
+# Sourced after common.bash. Not a test itself.
+command -v tmux >/dev/null || { echo "FAIL ($N): tmux is not installed" >&2; exit 1; }
+tsock="$tmp/tmux.sock"
+trap 'tmux -S "$tsock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+# term_start CMD: run CMD (a shell command line) in a fresh 200x50 terminal;
+# when it ends, "EXIT <status>" is shown
+term_start() {
+  tmux -S "$tsock" kill-server 2>/dev/null || true
+  tmux -S "$tsock" -f /dev/null new-session -d -x 200 -y 50 \
+    "$1; echo \"EXIT \$?\"; exec cat >/dev/null"
+  tmux -S "$tsock" set-option -g history-limit 10000 >/dev/null
+}
+
+# screen: what the terminal shows, with its scrollback, wrapped lines joined,
+# no trailing blanks
+screen() { tmux -S "$tsock" capture-pane -p -J -S - -t 0 | sed "s/[[:space:]]*\$//"; }
+
+keys() { tmux -S "$tsock" send-keys -t 0 "$@"; }
+# type TEXT: the characters of TEXT, literally
+type_text() { tmux -S "$tsock" send-keys -t 0 -l -- "$1"; }
+
+term_fail() {
+  echo "FAIL ($N): $*" >&2
+  echo "--- screen:" >&2
+  screen >&2
+  exit 1
+}
+
+# wait_screen DESC CMD...: until CMD (given the screen on stdin) succeeds;
+# 120 s at most
+wait_screen() {
+  local desc=$1 end=$((SECONDS + 120))
+  shift
+  until screen | "$@"; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "timed out waiting for $desc"
+    sleep 0.1
+  done
+}
+
+# count TEXT: how many screen lines contain TEXT (fixed string)
+count() { screen | grep -cF -- "$1" || true; }
+
+# wait_count DESC TEXT N: until N lines show TEXT
+wait_count() {
+  local end=$((SECONDS + 120))
+  until [ "$(count "$2")" -ge "$3" ]; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "timed out waiting for $1"
+    sleep 0.1
+  done
+}
+
+# last_line: the last non-empty line of the screen
+last_line() { screen | sed '/^[[:space:]]*$/d' | tail -n 1; }
+
+# wait_last DESC TEXT: until the last non-empty line is TEXT
+wait_last() {
+  local end=$((SECONDS + 120))
+  until [ "$(last_line)" = "$2" ]; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "timed out waiting for $1"
+    sleep 0.1
+  done
+}
+
+# wait_prompt DESC: until the last line is an empty first-line prompt
+wait_prompt() { wait_last "the prompt ($1)" ">"; }
