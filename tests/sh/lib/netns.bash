@@ -41,15 +41,45 @@ _nodes_hosts_edit() { # add|del: our two lines in /etc/hosts, edited in place
 }
 
 nodes_down() {
+  trap '' INT TERM HUP # a second signal must not cut the clean-up short
+  set +e
   local ns p
   for ns in $NS_A $NS_B; do # what the test started there: mpiexec, proxies, ranks
-    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
   done
   [ -z "$_nodes_hosts_lines" ] || _nodes_hosts_edit del
   _nodes_hosts_lines=""
-  for ns in $NS_A $NS_B; do ip netns del "$ns" 2>/dev/null || true; done
+  for ns in $NS_A $NS_B; do ip netns del "$ns" 2>/dev/null; done
   NS_A="" NS_B=""
   cd / && rm -rf "$tmp"
+}
+
+# What an earlier run could not clean up (killed with SIGKILL, e.g. by a
+# ctest timeout): namespaces named after a test process that is gone, and
+# their /etc/hosts lines. Nothing else is touched.
+_nodes_reap() {
+  local ns pid p
+  for ns in $(ip netns list 2>/dev/null | sed -n 's/^\(mplua-[0-9]*-[0-9a-f]*-[ab]\).*/\1/p'); do
+    pid=${ns#mplua-}
+    pid=${pid%%-*}
+    kill -0 "$pid" 2>/dev/null && continue
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  (
+    flock 9
+    local line keep=""
+    while IFS= read -r line; do
+      case $line in
+        *" mplua-"*"# mplua test")
+          ns=${line#* }
+          ns=${ns%% *}
+          [ -e "/run/netns/$ns" ] || continue ;;
+      esac
+      keep="$keep$line"$'\n'
+    done </etc/hosts
+    [ "$keep" = "$(cat /etc/hosts)"$'\n' ] || printf '%s' "$keep" >/etc/hosts
+  ) 9</etc/hosts
 }
 
 nodes_up() {
@@ -59,10 +89,11 @@ nodes_up() {
   trap 'exit 130' INT
   trap 'exit 143' TERM
   trap 'exit 129' HUP
+  _nodes_reap
   local id x ns
   id=$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
   x=$((0x${id:0:2}))
-  NS_A="mplua-$id-a" NS_B="mplua-$id-b"
+  NS_A="mplua-$$-$id-a" NS_B="mplua-$$-$id-b"
   ip netns add "$NS_A" 2>/dev/null || { NS_A="" NS_B=""; nodes_skip "cannot create a network namespace"; }
   ip netns add "$NS_B" 2>/dev/null || nodes_skip "cannot create a second network namespace"
   ip link add mpnet0 netns "$NS_A" type veth peer name mpnet0 netns "$NS_B" 2>/dev/null ||
