@@ -122,11 +122,12 @@ nodes_run() {
     -localhost "$NS_A" -n "$N" "$MPLUA" "$@"
 }
 
-# The pids of the mplua ranks in namespace NS, one a line.
+# The pids of the ranks ($MPLUA processes) in namespace NS, one a line.
 nodes_pids() {
-  local p
+  local p name
+  name=$(basename "$MPLUA" | cut -c1-15)
   for p in $(ip netns pids "$1" 2>/dev/null); do
-    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = mplua ] && echo "$p"
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$name" ] && echo "$p"
   done
   return 0
 }
