@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what mplua needs on Debian 12 (only what is missing), as root or via sudo.
 set -euo pipefail
-pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev)
+pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
+  iproute2) # iproute2: the tests across network namespaces (tests/sh/nodes_*.sh)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -42,7 +42,7 @@ job() {
     jstatus=0
     wait "$pid" || jstatus=$?
   fi
-  jsecs=$(echo "$(date +%s.%N) - $t0" | bc)
+  jsecs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 }
 run_n() { # mpbench at n ranks, split over the hosts like the tests
   local n=$1
@@ -82,8 +82,8 @@ for k in 1 2 3; do
   for p in $pids; do
     r=$(rank_of "$p")
     [ "$r" != 0 ] || continue
-    line="$line rank $r $(awk -v a="${t0[$p]}" -v b="$(cpu_ticks "$p")" -v hz="$hz" -v d="$(echo "$s1 - $s0" | bc)" \
-      'BEGIN { printf "%.2f%%", 100 * (b - a) / hz / d }');"
+    line="$line rank $r $(awk -v a="${t0[$p]}" -v b="$(cpu_ticks "$p")" -v hz="$hz" -v s0="$s0" -v s1="$s1" \
+      'BEGIN { printf "%.2f%%", 100 * (b - a) / hz / (s1 - s0) }');"
   done
   echo "idle CPU, % of a core:$line"
   echo "local t = mp.wtime(); mp.exec(function() end); print(string.format('first task after 10 s idle: %.3f ms', 1e3 * (mp.wtime() - t)))" >&3
@@ -118,4 +118,4 @@ mp.exec(function()
 end)
 LUA
 job "BAD TERMINATION" "$work/end" run_n 4 "$work/kill.lua" </dev/null >"$work/end" 2>&1
-echo "remote rank killed: status $jstatus after $jsecs s; $(grep -m1 'EXIT CODE' "$work/end" | tr -s ' =')"
+echo "remote rank killed: status $jstatus after $jsecs s; hydra's banner: $(grep -m1 'EXIT CODE' "$work/end" | tr -s ' =')"

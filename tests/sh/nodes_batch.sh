@@ -1,10 +1,12 @@
 # ranks: 2 4
-# Across two hosts (see lib/netns.bash): in batch mode (-b) a fault on the
-# remote host ends the job with status 1 and one report, without hanging at
-# exit; a remote rank killed by a signal ends the job with hydra's report and
-# status 255 (on one host hydra exits with the signal number, 9; across hosts
-# its report says "EXIT CODE: 9" but the status is 255). Skipped (SKIPPED
-# printed, status 0) where namespaces cannot be made.
+# Across two hosts (see lib/netns.bash), how jobs end: in batch mode (-b) a
+# script that ends normally exits with status 0, and a fault on the remote
+# host ends the job with status 1 and one report, neither hanging at exit
+# (MPI_Finalize over UCX/TCP can hang: openucx/ucx#8738); a remote rank
+# killed by a signal ends the job with hydra's report and status 255 (on one
+# host hydra exits with the signal number, 9; across hosts its report says
+# "EXIT CODE: 9" but the status is 255). Skipped (SKIPPED printed, status 0)
+# where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/netns.bash"
@@ -15,6 +17,11 @@ fail() {
   echo "  stdout:"; cat out; echo "  stderr:"; cat err
   exit 1
 }
+
+nodes_run -b -e 'print(mp.exec(function() return mp.allreduce(1, "sum") end))' </dev/null >out 2>err &
+nodes_wait_exit $! "$N" out || fail "-b, a normal end"
+[ "$status" = 0 ] && [ "$(cat out)" = "$N" ] || fail "-b, a normal end: want status 0 and '$N'"
+echo "-b, normal end: status 0"
 
 cat >fault.lua <<'LUA'
 mp.exec(function()

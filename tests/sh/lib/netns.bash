@@ -135,9 +135,11 @@ nodes_pids() {
 # nodes_wait_exit PID MARKER FILE: wait for job PID (bounded) and set
 # `status` to its exit status. A job that printed MARKER into FILE (its work
 # is done) gets 30 s more to exit; any job gets 150 s in all. A job still
-# running then is a hang: reported (nodes_down kills it); returns 1.
+# running then is a hang: reported (nodes_down kills it); returns 1, with
+# nodes_exit_hung=1 if the work was done (a hang at exit).
 nodes_wait_exit() {
   local pid=$1 marker=$2 file=$3 start=$SECONDS done_at="" p
+  nodes_exit_hung=0
   while kill -0 "$pid" 2>/dev/null; do
     if [ -z "$done_at" ] && grep -qF -- "$marker" "$file" 2>/dev/null; then done_at=$SECONDS; fi
     if [ -n "$done_at" ] && [ $((SECONDS - done_at)) -ge 30 ]; then break; fi
@@ -146,7 +148,8 @@ nodes_wait_exit() {
   done
   if kill -0 "$pid" 2>/dev/null; then
     if [ -n "$done_at" ]; then
-      echo "FAIL ($N): the job did its work ('$marker') but did not exit within 30 s:" \
+      nodes_exit_hung=1
+      echo "the job did its work ('$marker') but did not exit within 30 s:" \
         "hung at exit (MPI_Finalize over UCX/TCP, openucx/ucx#8738)"
     else
       echo "FAIL ($N): the job did not end within 150 s ('$marker' never printed)"
