@@ -2,9 +2,11 @@
 # Install what mplua needs on Debian 12 (only what is missing), as root or via sudo.
 set -euo pipefail
 # (the README lists the same packages: keep them in step)
-# tmux and procps (pgrep) are for the tests that drive a terminal and find processes
+# tmux and procps (pgrep): the tests that drive a terminal and find processes;
+# iproute2: the tests across network namespaces (tests/sh/nodes_*.sh);
+# clang: the fuzz target (libFuzzer)
 pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
-      tmux procps)
+      tmux procps iproute2 clang)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

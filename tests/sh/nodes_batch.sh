@@ -1,0 +1,57 @@
+# ranks: 2 4
+# Across two hosts (see lib/netns.bash), how jobs end: in batch mode (-b) a
+# script that ends normally exits with status 0, and a fault on the remote
+# host ends the job with status 1 and one report, neither hanging at exit
+# (MPI_Finalize over UCX/TCP can hang: openucx/ucx#8738); a remote rank
+# killed by a signal ends the job with hydra's report and status 255 (on one
+# host hydra exits with the signal number, 9; across hosts its report says
+# "EXIT CODE: 9" but the status is 255). Skipped (SKIPPED printed, status 0)
+# where namespaces cannot be made.
+set -eu
+N=${1:?usage: $0 RANKS}
+. "$(dirname "$0")/lib/netns.bash"
+nodes_up
+
+fail() {
+  echo "FAIL ($N): $1 (status $status)"
+  echo "  stdout:"; cat out; echo "  stderr:"; cat err
+  exit 1
+}
+
+nodes_run -b -e 'print(mp.exec(function() return mp.allreduce(1, "sum") end))' </dev/null >out 2>err &
+nodes_wait_exit $! "$N" out || fail "-b, a normal end"
+[ "$status" = 0 ] && [ "$(cat out)" = "$N" ] || fail "-b, a normal end: want status 0 and '$N'"
+echo "-b, normal end: status 0"
+
+cat >fault.lua <<'LUA'
+mp.exec(function()
+  if mp.rank == mp.size - 1 then error("remote batch fault") end
+  mp.handin(1)
+end)
+print("not reached")
+LUA
+nodes_run -b fault.lua </dev/null >out 2>err &
+nodes_wait_exit $! "remote batch fault" err || fail "-b with a remote fault"
+[ "$status" = 1 ] || fail "-b with a remote fault: want status 1"
+! grep -q "not reached" out || fail "-b with a remote fault: the script went on"
+[ "$(grep -c "remote batch fault" err)" = 1 ] || fail "-b with a remote fault: want one report"
+grep -q "rank $((N - 1))/$N faulted" err || fail "-b with a remote fault: the report names the rank"
+echo "-b, remote fault: status 1, one report"
+
+cat >kill.lua <<'LUA'
+mp.exec(function()
+  if mp.rank == mp.size - 1 then
+    local pid = io.open("/proc/self/stat"):read("a"):match("^(%d+)")
+    os.execute("kill -9 " .. pid)
+  end
+  mp.handin(1)
+end)
+print("not reached")
+LUA
+nodes_run kill.lua </dev/null >out 2>err &
+nodes_wait_exit $! "BAD TERMINATION" out || fail "a remote rank killed"
+! grep -q "not reached" out || fail "a remote rank killed: the script went on"
+[ "$status" = 255 ] || fail "a remote rank killed: want status 255 (hydra, remote launcher)"
+grep -q "EXIT CODE: 9" out || fail "a remote rank killed: hydra's report names signal 9"
+echo "remote rank killed: status 255, hydra's report: BAD TERMINATION ... EXIT CODE: 9"
+echo "nodes_batch ok"
