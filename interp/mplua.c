@@ -53,6 +53,23 @@ const char *host_errmsg(lua_State *L, int idx) {
   return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
 }
 
+/* The end of this process. A job that spans hosts skips MPI_Finalize: under
+** UCX over TCP it can hang closing connections (openucx/ucx#8738; raw MPI
+** programs hit it too), so every rank completes its sends, meets the others
+** in a last barrier, and leaves with _exit. On one host MPI_Finalize is
+** reliable and runs. close: lua_close (finalizers run), else only the
+** runtime stops. */
+static void end_process(lua_State *L, int status, int close) {
+  mpb_state *st = mpb_get(L);
+  int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st);
+  st->no_finalize = fast;
+  if (close) lua_close(L); /* the runtime's own finalizer stops it */
+  else mpb_stop(L);
+  fflush(NULL);
+  if (fast) _exit(status);
+  exit(status);
+}
+
 /* os.exit on rank 0 ends every rank: stop a running task, tell the workers. */
 static int leader_exit(lua_State *L) {
   int status;
@@ -69,10 +86,8 @@ static int leader_exit(lua_State *L) {
   if (close) { /* as lua: __close handlers and finalizers run (workers are gone) */
     signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
     signal(SIGUSR1, SIG_IGN);
-    lua_close(L);            /* the runtime's own finalizer ends MPI */
-  } else
-    mpb_stop(L);
-  exit(status);
+  }
+  end_process(L, status, close);
   return 0;
 }
 
@@ -114,10 +129,8 @@ static void warn_stderr(lua_State *L, const char *msg, void *ud) {
 static void batch_fault(lua_State *L, void *ud) {
   (void)ud;
   message(host_errmsg(L, -1));
-  mpb_state *st = mpb_get(L);
-  mpb_task_exit(st, 1);
-  mpb_stop(L);
-  exit(1);
+  mpb_task_exit(mpb_get(L), 1);
+  end_process(L, 1, 0);
 }
 
 static int open_all(lua_State *L) {
@@ -277,6 +290,7 @@ int mplua_close(lua_State *L, int status) {
   fflush(stdout);
   mpb_state *st = mpb_get(L);
   if (st->rank == 0) mpb_task_exit(st, status);
+  if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) end_process(L, status, 1);
   lua_close(L); /* the runtime's __gc finalizes MPI */
   return status;
 }

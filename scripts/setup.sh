@@ -6,7 +6,7 @@ set -euo pipefail
 # iproute2: the tests across network namespaces (tests/sh/nodes_*.sh);
 # clang: the fuzz target (libFuzzer)
 pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
-      tmux procps iproute2 clang)
+      tmux procps iproute2 clang libclang-rt-14-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -67,7 +67,9 @@ void mpb_adopt_init(lua_State *L, mpb_state *st) {
 
 void *mpb_adopt_block(mpb_state *st, size_t len) {
   if (!st->stroff || len < MPB_WIRE_STREXT) return NULL;
-  return malloc(st->stroff + len + 1);
+  void *b = malloc(st->stroff + len + 1);
+  if (b) mpb_bigmem_advise(b, st->stroff + len + 1);
+  return b;
 }
 
 typedef struct { mpb_state *st; mpb_msg *m; size_t base; } hook_ud;

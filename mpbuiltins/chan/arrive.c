@@ -56,34 +56,18 @@ static mpb_arrival *new_arrival(mpb_state *st, mpb_msg *m, int ctl) {
 }
 
 /* ------------------------------------------------------- message parts */
-/* Check the header of a message in parts and lay the message out: returns
-** the whole message (its parts still to come, positions in m->parts), or
-** NULL when the header is malformed. The header is not freed. */
+/* Check the header of a message in parts (frame.c) and lay the message
+** out: returns the whole message (its parts still to come, positions in
+** m->parts), or NULL when the header is malformed. The header is not freed. */
 static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
-  mpb_trailer tr;
-  size_t min = sizeof(mpb_uhdr) + sizeof tr;
-  if (h->len < min) return NULL;
-  memcpy(&tr, h->buf + h->len - sizeof tr, sizeof tr);
-  if (tr.nparts == 0 || tr.nparts > MPB_PART_MAX || tr.tag > (uint64_t)st->tag_ub ||
-      tr.nparts * 16 > h->len - min)
-    return NULL;
-  size_t n = (size_t)tr.nparts, inlen = h->len - sizeof tr - 16 * n, total = 0, prev = 0;
-  const char *t = h->buf + inlen;
-  for (size_t i = 0; i < n; i++) { /* positions non-decreasing, sizes without overflow */
-    uint64_t at, len;
-    memcpy(&at, t + 16 * i, 8);
-    memcpy(&len, t + 16 * i + 8, 8);
-    len &= ~MPB_PART_STR;
-    if (at < prev || at < sizeof(mpb_uhdr) || at > inlen || len > SIZE_MAX - total) return NULL;
-    prev = (size_t)at;
-    total += (size_t)len;
-  }
-  if (total > SIZE_MAX - inlen - sizeof(mpb_msg)) return NULL;
-  mpb_msg *w = mpb_msg_new(inlen + total);
+  mpb_frame f;
+  if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) return NULL;
+  size_t n = (size_t)f.nparts;
+  mpb_msg *w = mpb_msg_new(f.inlen + f.total);
   mpb_part *parts = w ? calloc(n, sizeof *parts) : NULL;
   if (!parts) {
     mpb_msg_free(w);
-    mpb_fatal(st, "out of memory receiving %zu bytes from rank %d", inlen + total, h->src);
+    mpb_fatal(st, "out of memory receiving %zu bytes from rank %d", f.inlen + f.total, h->src);
   }
   w->src = h->src;
   w->chan = h->chan;
@@ -91,25 +75,23 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
   w->nparts = (int)n;
   size_t from = 0, to = 0;
   for (size_t i = 0; i < n; i++) {
-    uint64_t at, len;
-    memcpy(&at, t + 16 * i, 8);
-    memcpy(&len, t + 16 * i + 8, 8);
-    int str = (len & MPB_PART_STR) != 0;
-    len &= ~MPB_PART_STR;
-    memcpy(w->buf + to, h->buf + from, (size_t)at - from);
-    to += (size_t)at - from;
-    from = (size_t)at;
+    size_t at, len;
+    int str;
+    mpb_frame_part(&f, i, &at, &len, &str);
+    memcpy(w->buf + to, h->buf + from, at - from);
+    to += at - from;
+    from = at;
     parts[i].pos = to;
-    parts[i].len = (size_t)len;
-    parts[i].block = str && st->optimal ? mpb_adopt_block(st, (size_t)len) : NULL;
-    to += (size_t)len;
+    parts[i].len = len;
+    parts[i].block = str && st->optimal ? mpb_adopt_block(st, len) : NULL;
+    to += len;
   }
-  memcpy(w->buf + to, h->buf + from, inlen - from);
+  memcpy(w->buf + to, h->buf + from, f.inlen - from);
   mpb_uhdr u;
   memcpy(&u, w->buf, sizeof u);
   u.flags &= ~MPB_UF_SPLIT;
   memcpy(w->buf, &u, sizeof u);
-  *tag = tr.tag;
+  *tag = f.tag;
   return w;
 }
 

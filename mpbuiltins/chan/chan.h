@@ -76,6 +76,7 @@ typedef struct mpb_msg {
   mpb_part *parts;   /* received in parts: where they landed (owned) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
   size_t len;        /* bytes in buf (holes where parts sit in blocks) */
+  size_t cap;        /* bytes allocated for buf */
   char buf[];        /* header then body */
 } mpb_msg;
 
@@ -83,6 +84,11 @@ typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
 /* msg.c. NULL when out of memory. */
 mpb_msg *mpb_msg_new(size_t len);
+/* The bytes of the kept buffer of the last large message (0: none) / free it. */
+size_t mpb_msg_spare(void);
+void mpb_msg_drop_spare(void);
+/* Ask for huge pages on a large block of fresh memory. */
+void mpb_bigmem_advise(void *p, size_t len);
 /* Free a message and whatever parts it still owns (NULL is fine). */
 void mpb_msg_free(mpb_msg *m);
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);
@@ -147,6 +153,7 @@ typedef struct mpb_fault {
 
 typedef struct mpb_state {
   int use_mpi, own_mpi;
+  int no_finalize;   /* the host ends the process itself: stop without MPI_Finalize */
   int rank, size;
   MPI_Comm base;     /* the host's communicator (MPI_COMM_WORLD by default) */
   MPI_Comm ctl;      /* commands and the abort protocol */

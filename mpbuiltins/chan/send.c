@@ -189,27 +189,12 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
 }
 
-/* The header of a message in parts: uhdr (flagged), the inline bytes without
-** the parts, the table, the trailer. Returns a malloc'ed block of *len bytes. */
+/* The header of a message in parts (frame.h), malloc'ed; NULL: no memory. */
 static char *split_header(const char *inl, size_t inlen, uint64_t n, const size_t *at,
                           const size_t *plen, const char *isstr, uint64_t tag, size_t *len) {
-  size_t tab = (size_t)n * 2 * sizeof(uint64_t);
-  *len = inlen + tab + sizeof(mpb_trailer);
+  *len = mpb_frame_size(inlen, n);
   char *buf = malloc(*len);
-  if (!buf) return NULL;
-  memcpy(buf, inl, inlen);
-  mpb_uhdr h;
-  memcpy(&h, buf, sizeof h);
-  h.flags |= MPB_UF_SPLIT;
-  memcpy(buf, &h, sizeof h);
-  char *t = buf + inlen;
-  for (uint64_t i = 0; i < n; i++) {
-    uint64_t a = at[i], l = plen[i] | (isstr[i] ? MPB_PART_STR : 0);
-    memcpy(t + 16 * i, &a, 8);
-    memcpy(t + 16 * i + 8, &l, 8);
-  }
-  mpb_trailer tr = {tag, n};
-  memcpy(buf + inlen + tab, &tr, sizeof tr);
+  if (buf) mpb_frame_write(buf, inl, inlen, n, at, plen, isstr, tag);
   return buf;
 }
 

@@ -93,8 +93,28 @@ static int dup_comm(mpb_state *st, MPI_Comm *c) {
   return rc;
 }
 
+/* Workers ignore Ctrl-C (hydra forwards it to every rank; rank 0 decides).
+** The launcher's environment says the rank before MPI_Init, which takes
+** most of the start-up: a Ctrl-C then must not kill a worker either. */
+static void workers_ignore_sigint(int rank) {
+  if (rank == 0) return;
+  signal(SIGINT, SIG_IGN);
+  signal(SIGUSR1, SIG_IGN);
+}
+
+static int launcher_rank(void) {
+  static const char *const vars[] = {"PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+                                     "SLURM_PROCID"};
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) return atoi(v);
+  }
+  return 0;
+}
+
 static int start_mpi(mpb_state *st, int *argc, char ***argv, char *err, size_t errlen) {
   int inited = 0, rc;
+  workers_ignore_sigint(launcher_rank());
   MPI_Initialized(&inited);
   if (!inited) {
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
@@ -105,10 +125,7 @@ static int start_mpi(mpb_state *st, int *argc, char ***argv, char *err, size_t e
   }
   st->base = MPI_COMM_WORLD;
   MPI_Comm_rank(st->base, &st->rank);
-  if (st->rank != 0) { /* at once: hydra forwards Ctrl-C to every rank */
-    signal(SIGINT, SIG_IGN);
-    signal(SIGUSR1, SIG_IGN);
-  }
+  workers_ignore_sigint(st->rank);
   MPI_Comm_size(st->base, &st->size);
   MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN);
   if ((rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
@@ -156,6 +173,11 @@ static int state_gc(lua_State *L) {
 static int all_sent(mpb_state *st, void *ud) {
   (void)ud;
   return !st->sends && !st->csends;
+}
+
+static int req_done(mpb_state *st, void *ud) {
+  int flag = 0;
+  return MPI_Test(ud, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag || !st;
 }
 
 static int opt_env(const char *name, int dflt) {
@@ -210,6 +232,12 @@ void mpb_stop(lua_State *L) {
               "stopped receiving)\n", st->rank, st->size);
       fflush(stderr);
     }
+    if (st->no_finalize) { /* the host leaves with _exit: meet once more, then go */
+      MPI_Request req;
+      if (MPI_Ibarrier(st->ctl, &req) == MPI_SUCCESS) mpb_wait_bounded(st, req_done, &req, 10.0);
+      st->L = NULL;
+      return;
+    }
     mpb_wake_close(st);
     MPI_Comm_free(&st->ctl);
     MPI_Comm_free(&st->user);
@@ -220,5 +248,6 @@ void mpb_stop(lua_State *L) {
   }
   mpb_sends_free(st);
   free_tables(st);
+  mpb_msg_drop_spare();
   st->L = NULL;
 }
