@@ -20,10 +20,10 @@
 --   "linesearch"  the line search found no decrease
 --   "maxiter"     maxiter iterations
 --   "callback"    callback(iter, x, f, g) returned true
--- Defaults: gtol 1e-8; lbfgs ftol 1e-12, maxiter 1000, m 10 (pairs kept);
--- gd ftol 1e-15 (only a decrease at the limit of precision stalls: its short
--- steps on an ill-conditioned problem make small decreases far from the
--- minimum), maxiter 10000, step 1.
+-- Defaults: gtol 1e-8, ftol 1e-15 (a decrease of a few ulps: only the limit
+-- of precision stalls; larger tolerances stop both methods in flat stretches
+-- where the gradient still shrinks); lbfgs maxiter 1000, m 10 (pairs kept);
+-- gd maxiter 10000, step 1.
 --
 -- A trial point where fg gives a non-finite value or gradient (a log barrier
 -- crossed, an overflow) is treated as "too far": the line searches back off.
@@ -266,7 +266,7 @@ function M.lbfgs(fg, x0, opts)
   local name = "optim.lbfgs"
   local x, o = check_args(name, fg, x0, opts)
   local m = o.m or 10
-  local stop = stopper(o, name, 1e-12, 1000)
+  local stop = stopper(o, name, 1e-15, 1000)
   local ev = evaluator(name, fg, #x)
   local f, g = start(name, ev, x)
   if stop.gradient_small(f, g) then return result(x, f, g, 0, ev, "converged", "gradient below gtol") end

@@ -29,6 +29,10 @@ ad_tape *lad_tape(lua_State *L);
 int lad_tovar(lua_State *L, int idx, ad_idx *var, double *value);
 /* 1 if the value at idx is a live vector var: vars first..first+n-1. */
 int lad_tovec(lua_State *L, int idx, ad_idx *first, size_t *n);
+/* 1 if the value at idx is a constant vector (ad.Const): its n values. */
+int lad_toconst(lua_State *L, int idx, const double **x, size_t *n);
+/* Push an ad.Const holding a copy of x[0..n-1]. */
+void lad_pushconst(lua_State *L, const double *x, size_t n);
 /* Push the handle of an existing var / a vector var (must be live). */
 void lad_pushvar(lua_State *L, ad_idx var);
 void lad_pushvec(lua_State *L, ad_idx first, size_t n);

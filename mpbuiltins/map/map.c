@@ -390,11 +390,38 @@ static mapper *check_mapper(lua_State *L, int idx) {
   return m;
 }
 
-/* m(theta) or m(phi, theta) */
+/* Is the value at idx one parameter vector (phi) rather than a list of them
+** (theta)? An ad vector, an ad.Const, an mp.array, or a table whose first
+** item is a number or a scalar var. */
+static int is_vector(lua_State *L, int idx) {
+  ad_idx v;
+  size_t n;
+  const double *x;
+  if (lad_tovec(L, idx, &v, &n) || lad_toconst(L, idx, &x, &n) || mpb_array_test(L, idx))
+    return 1;
+  if (lua_type(L, idx) != LUA_TTABLE) return 0;
+  int t = lua_rawgeti(L, idx, 1);
+  lua_pop(L, 1);
+  return t == LUA_TNUMBER || t == LUA_TLIGHTUSERDATA;
+}
+
+/* m(theta), m(phi, theta), or m(phi): every job gets phi and an empty theta. */
 static int mapper_call(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mapper *m = check_mapper(L, 1);
   int has_phi = !lua_isnoneornil(L, 3);
+  if (!has_phi && is_vector(L, 2)) {
+    if (m->njobs < 0)
+      return luaL_error(L, "bad argument #1 to 'mp.mapper' ([rank %d/%d] m(phi) needs the number of jobs, and this mapper has no data: call m(phi, theta))",
+                        st->rank, st->size);
+    has_phi = 1;
+    lua_settop(L, 2);
+    lua_createtable(L, (int)m->njobs, 0); /* theta: an empty vector per job */
+    for (int64_t j = 1; j <= m->njobs; j++) {
+      lua_newtable(L);
+      lua_rawseti(L, -2, j);
+    }
+  }
   int pidx = has_phi ? 2 : 0, tidx = has_phi ? 3 : 2;
   if (lua_type(L, tidx) != LUA_TTABLE)
     return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",

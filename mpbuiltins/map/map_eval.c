@@ -105,6 +105,20 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
     for (size_t i = 0; i < m; i++) y[1 + i] = t->val[v0 + i], s->ys[i] = v0 + (ad_idx)i;
     return m;
   }
+  const double *cx;
+  if (lad_toconst(L, idx, &cx, &m)) { /* constants: ad functions of constants */
+    double *y = rec_reserve(L, s, 1 + m);
+    y[0] = (double)m;
+    if (m) memcpy(y + 1, cx, m * sizeof(double));
+    if (jb->grad) {
+      grow(L, (void **)&s->ys, &s->capys, m, sizeof(ad_idx));
+      for (size_t i = 0; i < m; i++) {
+        int rc = ad_var_new(t, y[1 + i], &s->ys[i]);
+        if (rc) luaL_error(L, "%s", ad_strerror(rc));
+      }
+    }
+    return m;
+  }
   if ((a = mpb_array_test(L, idx)) != NULL) m = (size_t)a->n;
   else if (lua_type(L, idx) == LUA_TTABLE) m = lua_rawlen(L, idx);
   else
@@ -175,9 +189,11 @@ static int job_body(lua_State *L) {
     if (jb->has_phi) lad_pushvec(L, first, jb->np);
     lad_pushvec(L, first + (ad_idx)jb->np, jb->nt);
   } else {
-    /* fresh copies: a job that writes into its arguments cannot reach another */
-    if (jb->has_phi) mpb_map_vec(L, MPB_F64, jb->phi, (int64_t)jb->np);
-    mpb_map_vec(L, MPB_F64, jb->theta, (int64_t)jb->nt);
+    /* constant vectors, so f computes with the same code as on vars (ad
+    ** functions of constants compute and return constants); fresh copies: a
+    ** job cannot reach another's parameters */
+    if (jb->has_phi) lad_pushconst(L, jb->phi, jb->np);
+    lad_pushconst(L, jb->theta, jb->nt);
   }
   push_data(L, jb, "xr");
   push_data(L, jb, "xi");
