@@ -1,11 +1,11 @@
 -- ranks: nompi
--- lib/transforms.lua and lib/model.lua: each transform's log-Jacobian
+-- lib/transforms.lua and lib/params.lua: each transform's log-Jacobian
 -- against log|det| of a finite-difference Jacobian of the map, the
 -- constraints holding, vars and numbers giving the same values, gradients
 -- by ad.check_grad, and the model helper (declarations, names, unpacking).
 
 local T = require "transforms"
-local model = require "model"
+local params = require "params"
 local C = dofile((arg[0]:match("^(.*)/") or ".") .. "/helpers/adcheck.lua")
 local fmt = string.format
 
@@ -119,8 +119,8 @@ for i = 1, 4 do
   assert(C.close(ss, 1, 1e-14) and L[i][i] > 0, "cholesky_corr: rows of unit length")
 end
 
--- the model helper
-local m = model.params{
+-- the parameter declarations (lib/params.lua)
+local m = params{
   {"mu"}, {"tau", lower = 0}, {"theta", 3}, {"sigma", 2, lower = 0, upper = 5},
   {"w", 3, "simplex"}, {"c", 3, "ordered"}, {"R", 3, "cholesky_corr"},
 }
@@ -146,9 +146,9 @@ local function logp(x)
 end
 assert(C.close(ad.grad(logp, x0), logp(x0), 1e-14), "model: vars and numbers")
 C.grad("model", logp, x0)
-C.fails("model: 3 unconstrained values given, 15 declared", m.unpack, m, {1, 2, 3})
-C.fails("unknown kind", model.params, {{"a", 2, "simplx"}})
-C.fails("bounds apply to reals only", model.params, {{"a", 3, "simplex", lower = 0}})
-C.fails("lower must be below upper", model.params, {{"a", lower = 2, upper = 1}})
-C.fails("size must be a positive integer", model.params, {{"a", 0}})
+C.fails("params: 3 unconstrained values given, 15 declared", m.unpack, m, {1, 2, 3})
+C.fails("unknown kind", params.declare, {{"a", 2, "simplx"}})
+C.fails("bounds apply to reals only", params.declare, {{"a", 3, "simplex", lower = 0}})
+C.fails("lower must be below upper", params.declare, {{"a", lower = 2, upper = 1}})
+C.fails("size must be a positive integer", params.declare, {{"a", 0}})
 print("lib_transforms: ok")

@@ -1,9 +1,9 @@
--- model: declare parameters with their constraints, unpack a flat
--- unconstrained vector into named constrained values (pure Lua over ad and
--- lib/transforms.lua).
+-- params: declare a model's parameters with their constraints, unpack a
+-- flat unconstrained vector into named constrained values (pure Lua over ad
+-- and lib/transforms.lua).
 --
---   local model = require "model"
---   local m = model.params{
+--   local params = require "params"
+--   local m = params{                      -- or params.declare{...}
 --     {"mu"},                              -- a real
 --     {"tau", lower = 0},                  -- a positive real
 --     {"theta", 8},                        -- a vector of 8 reals
@@ -41,31 +41,31 @@ local function sizes(d)
   return n, n
 end
 
-function M.params(decls)
+function M.declare(decls)
   if type(decls) ~= "table" then
-    error("bad argument #1 to 'model.params' (table of declarations expected)", 2)
+    error("bad argument #1 to 'params.declare' (table of declarations expected)", 2)
   end
   local m = setmetatable({decls = {}, names = {}, dim = 0}, Model)
   for i, d in ipairs(decls) do
     local name, n, kind = d[1], d[2], d[3] or "real"
     if type(n) == "string" then n, kind = nil, n end
     if type(name) ~= "string" then
-      error(("bad argument #1 to 'model.params' (declaration %d: a name expected)"):format(i), 2)
+      error(("bad argument #1 to 'params.declare' (declaration %d: a name expected)"):format(i), 2)
     end
     if not KINDS[kind] then
-      error(("bad argument #1 to 'model.params' (%s: unknown kind %s)"):format(name, tostring(kind)), 2)
+      error(("bad argument #1 to 'params.declare' (%s: unknown kind %s)"):format(name, tostring(kind)), 2)
     end
     if n ~= nil and not (math.type(n) == "integer" and n >= 1) then
-      error(("bad argument #1 to 'model.params' (%s: size must be a positive integer)"):format(name), 2)
+      error(("bad argument #1 to 'params.declare' (%s: size must be a positive integer)"):format(name), 2)
     end
     if kind ~= "real" and (d.lower or d.upper) then
-      error(("bad argument #1 to 'model.params' (%s: bounds apply to reals only)"):format(name), 2)
+      error(("bad argument #1 to 'params.declare' (%s: bounds apply to reals only)"):format(name), 2)
     end
     if (kind == "simplex" or kind == "cholesky_corr") and (n or 1) < 2 then
-      error(("bad argument #1 to 'model.params' (%s: %s needs a size of 2 or more)"):format(name, kind), 2)
+      error(("bad argument #1 to 'params.declare' (%s: %s needs a size of 2 or more)"):format(name, kind), 2)
     end
     if d.lower and d.upper and not (d.lower < d.upper) then
-      error(("bad argument #1 to 'model.params' (%s: lower must be below upper)"):format(name), 2)
+      error(("bad argument #1 to 'params.declare' (%s: lower must be below upper)"):format(name), 2)
     end
     local e = {name = name, n = n, kind = kind, lower = d.lower, upper = d.upper}
     e.nfree, e.nval = sizes(e)
@@ -102,7 +102,7 @@ end
 
 function Model:unpack(x)
   if #x ~= self.dim then
-    error(("model: %d unconstrained values given, %d declared"):format(#x, self.dim), 2)
+    error(("params: %d unconstrained values given, %d declared"):format(#x, self.dim), 2)
   end
   if type(x) == "table" then x = ad.add(x, 0) end -- numbers: an ad.Const, which slices
   local p, lj = {}, 0
@@ -138,4 +138,4 @@ function Model:init(seed)
   return x
 end
 
-return M
+return setmetatable(M, {__call = function(_, decls) return M.declare(decls) end})
