@@ -43,6 +43,7 @@ void lad_region_begin(lua_State *L, lad_state *S) {
   int rc = ad_region_begin(&S->tape);
   if (rc) lad_error(L, rc, 0, "ad");
   S->anchor_mark[S->tape.depth] = S->nanchor;
+  S->second[S->tape.depth] = 0;
 }
 
 void lad_region_end(lua_State *L, lad_state *S) {
@@ -452,6 +453,11 @@ void lad_newvar(lua_State *L, double v, ad_idx *var) {
 }
 
 void lad_begin(lua_State *L) { lad_region_begin(L, lad_getstate(L)); }
+
+int lad_second_order(lua_State *L) {
+  lad_state *S = lad_getstate(L);
+  return S && S->second[S->tape.depth];
+}
 void lad_end(lua_State *L) { lad_region_end(L, lad_getstate(L)); }
 
 int lad_jacobian(lua_State *L, size_t m, const ad_idx *y, size_t n,

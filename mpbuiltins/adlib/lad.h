@@ -43,6 +43,10 @@ void lad_newvar(lua_State *L, double v, ad_idx *var);
 ** lad_begin is released by the matching lad_end, and its vars go stale. */
 void lad_begin(lua_State *L);
 void lad_end(lua_State *L);
+/* 1 while ad.hessian or ad.hvp records its function in the innermost
+** region: what is recorded now needs second partials (the map then
+** precomputes each job's Hessians, ad_precomputed2). */
+int lad_second_order(lua_State *L);
 /* J[i*n + j] = d y[i] / d in[j] over the innermost region. 0 or AD_E*. */
 int lad_jacobian(lua_State *L, size_t m, const ad_idx *y, size_t n,
                  const ad_idx *in, double *J);

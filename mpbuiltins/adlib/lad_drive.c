@@ -34,9 +34,10 @@ typedef struct session {
 } session;
 
 /* Stack effect: pushes [inputs buffer, guard, Vec, result]. f at fidx is
-** called with the Vec and the values at stack indices a0..a1 (a1 < a0: none). */
-static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
-                const char *fname) {
+** called with the Vec and the values at stack indices a0..a1 (a1 < a0: none).
+** With second, the region is marked as recording for a Hessian. */
+static void run2(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
+                 const char *fname, int second) {
   lad_state *S = s->S = lad_S(L);
   luaL_checktype(L, fidx, LUA_TFUNCTION);
   s->array_theta = mpb_array_test(L, tidx) != NULL;
@@ -50,6 +51,7 @@ static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
   lua_toclose(L, s->guard_idx);
   lad_region_begin(L, S);
   g->depth = S->tape.depth;
+  S->second[S->tape.depth] = (uint8_t)second;
   ad_idx first;
   int rc = ad_vars_new(&S->tape, s->n, x, &first);
   if (rc) lad_error(L, rc, 0, fname);
@@ -63,6 +65,11 @@ static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
   for (int i = a0; i <= a1; i++) lua_pushvalue(L, i);
   lua_call(L, 1 + nextra, 1);
   s->result = lua_gettop(L);
+}
+
+static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
+                const char *fname) {
+  run2(L, s, fidx, tidx, a0, a1, fname, 0);
 }
 
 static void finish(lua_State *L, session *s) {
@@ -186,7 +193,7 @@ static int l_jacobian(lua_State *L) {
 static int l_hessian(lua_State *L) {
   session s;
   int top = lua_gettop(L);
-  run(L, &s, 1, 2, 3, top, "ad.hessian");
+  run2(L, &s, 1, 2, 3, top, "ad.hessian", 1);
   ad_idx y = scalar_result(L, &s, "ad.hessian");
   double *g = newbuf(L, s.n), *H = newbuf(L, s.n * s.n), v = s.S->tape.val[y];
   check(L, ad_hessian(&s.S->tape, y, s.n, s.in, g, H), "ad.hessian");
@@ -257,7 +264,7 @@ static int l_hvp(lua_State *L) {
   session s;
   int top = lua_gettop(L);
   luaL_checkany(L, 3);
-  run(L, &s, 1, 2, 4, top, "ad.hvp");
+  run2(L, &s, 1, 2, 4, top, "ad.hvp", 1);
   double *dir = direction(L, 3, s.n, "ad.hvp");
   ad_idx y = scalar_result(L, &s, "ad.hvp");
   double *g = newbuf(L, s.n), *hv = newbuf(L, s.n), v = s.S->tape.val[y];

@@ -19,6 +19,7 @@ typedef struct lad_state {
   ad_tape tape;
   int nanchor;                     /* length of the anchor list */
   int anchor_mark[AD_MAXDEPTH];    /* nanchor when each region began */
+  uint8_t second[AD_MAXDEPTH];     /* the region records for a Hessian */
 } lad_state;
 
 #define LAD_STATE_KEY "ad.State"
