@@ -128,6 +128,19 @@ function Model:constrain(x)
   return out
 end
 
+-- a copy of a multi-chain fit (hmc.sample with chains) whose draws are the
+-- constrained values, named m.names (for hmc.stansummary)
+function Model:constrain_fit(fit)
+  local out = {}
+  for k, v in pairs(fit) do out[k] = v end
+  out.draws, out.names, out.dim = {}, self.names, #self.names
+  for c = 1, fit.chains do
+    out.draws[c] = {}
+    for t, d in ipairs(fit.draws[c]) do out.draws[c][t] = self:constrain(d) end
+  end
+  return out
+end
+
 function Model:init(seed)
   local s = math.tointeger(seed) or 1
   local x = {}

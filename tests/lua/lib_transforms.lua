@@ -146,6 +146,11 @@ local function logp(x)
 end
 assert(C.close(ad.grad(logp, x0), logp(x0), 1e-14), "model: vars and numbers")
 C.grad("model", logp, x0)
+-- a multi-chain fit's draws, constrained and named
+local fake = {chains = 2, n = 1, dim = m.dim, draws = {{x0}, {m:init(8)}}, names = {}}
+local cf = m:constrain_fit(fake)
+assert(cf.dim == #m.names and cf.names[2] == "tau" and cf.draws[1][1][2] == p.tau and cf.draws[2][1][1] == m:init(8)[1])
+assert(fake.draws[1][1] == x0, "the fit itself is left alone")
 C.fails("params: 3 unconstrained values given, 15 declared", m.unpack, m, {1, 2, 3})
 C.fails("unknown kind", params.declare, {{"a", 2, "simplx"}})
 C.fails("bounds apply to reals only", params.declare, {{"a", 3, "simplex", lower = 0}})
