@@ -21,7 +21,15 @@
 -- adapt (false: no tuning), adapt_metric (false: tune the step size only).
 -- info: step, inv_metric, accept_rate (mean acceptance statistic of the
 -- draws), divergences (among the draws), warmup_divergences, n_leapfrog
--- (gradient evaluations, warmup included), mean_depth (NUTS tree depth).
+-- (gradient evaluations, warmup included), mean_depth (NUTS tree depth),
+-- time_warmup, time_sampling (seconds), and stats: per draw, Stan's sampler
+-- parameters lp, accept_stat, stepsize, treedepth, n_leapfrog, divergent
+-- (0/1), energy (the Hamiltonian of the drawn state).
+--
+-- With opts.chains = C (and opts.parallel, default true), several chains
+-- over the ranks: hmc.sample returns a fit, hmc.stansummary(fit) its
+-- summary as CmdStan prints it, hmc.summary(fit) the rows (lib/hmc_chains.lua,
+-- lib/posterior.lua).
 --
 -- A trajectory point where logp is not finite (or the gradient is not), or
 -- where the energy error exceeds 1000, is a divergence: the trajectory stops

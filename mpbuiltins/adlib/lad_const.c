@@ -85,19 +85,25 @@ static int const_tostring(lua_State *L) {
   return 1;
 }
 
+void lad_constview(lua_State *L, int idx, size_t first, size_t n) {
+  idx = lua_absindex(L, idx);
+  lad_const *c = luaL_checkudata(L, idx, LAD_CONST_MT);
+  lad_const *w = lua_newuserdatauv(L, sizeof *w, 1);
+  w->x = c->x + first;
+  w->n = w->rows = n;
+  w->cols = 0;
+  lua_pushvalue(L, idx);
+  lua_setiuservalue(L, -2, 1); /* keeps c's values alive */
+  luaL_setmetatable(L, LAD_CONST_MT);
+}
+
 /* c:slice(i, j): elements i..j as an ad.Const sharing c's values. */
 static int const_slice(lua_State *L) {
   lad_const *c = luaL_checkudata(L, 1, LAD_CONST_MT);
   lua_Integer i = luaL_checkinteger(L, 2), j = luaL_optinteger(L, 3, (lua_Integer)c->n);
   luaL_argcheck(L, i >= 1 && i <= (lua_Integer)c->n + 1, 2, "start out of range");
   luaL_argcheck(L, j >= i - 1 && j <= (lua_Integer)c->n, 3, "end out of range");
-  lad_const *w = lua_newuserdatauv(L, sizeof *w, 1);
-  w->x = c->x + (i - 1);
-  w->n = w->rows = (size_t)(j - i + 1);
-  w->cols = 0;
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1); /* keeps c's values alive */
-  luaL_setmetatable(L, LAD_CONST_MT);
+  lad_constview(L, 1, (size_t)(i - 1), (size_t)(j - i + 1));
   return 1;
 }
 

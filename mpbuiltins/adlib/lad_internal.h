@@ -75,6 +75,9 @@ void lad_setshape(lua_State *L, int idx, size_t rows, size_t cols);
 ** caller to write), and the ad.Const at idx or NULL. */
 double *lad_newconst(lua_State *L, size_t n);
 lad_const *lad_testconst(lua_State *L, int idx);
+/* Push an ad.Const of elements first..first+n-1 of the ad.Const at idx,
+** sharing its values (which it keeps alive). */
+void lad_constview(lua_State *L, int idx, size_t first, size_t n);
 /* Matrix shape of the value at idx (ad.Vec, ad.Const, 2-d mp.Array): 1 and
 ** *rows, *cols if it has one, else 0. */
 int lad_matshape(lua_State *L, int idx, size_t *rows, size_t *cols);

@@ -257,12 +257,7 @@ static int l_matrix(lua_State *L) {
   if (ad_arg_isvar(&x)) {
     lad_newvec(L, S, x.var, x.n);
   } else if (lad_testconst(L, 1)) {
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
-    lua_getfield(L, -1, "slice"); /* a view sharing the values */
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 1);
-    lua_call(L, 2, 1);
+    lad_constview(L, 1, 0, x.n); /* a view sharing the values */
   } else {
     lad_pushconst(L, x.n == 1 && !x.c ? &x.cval : x.c, x.n);
   }
