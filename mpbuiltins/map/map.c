@@ -10,15 +10,15 @@
 ** the command, each rank's theta block in one message; each rank evaluates
 ** its block (map_eval.c) and sends its records back; rank 0 turns them into
 ** plain vectors, or, when a parameter is an ad var, into one precomputed
-** node per output on its tape. Handles collected on rank 0 are freed on the
-** other ranks with the next map task.
+** node per output on its tape (map_call.c has the call and its task, and the
+** second-order and forward modes). Handles collected on rank 0 are freed on
+** the other ranks with the next map task. This file: handles, their setup,
+** the bookkeeping of freed ids, mp.map_rect and mp.map.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ad_scalar.h"
 #include "array/array.h"
-#include "adlib/lad.h"
 #include "map/map_int.h"
 #include "wire/wire.h"
 
@@ -26,7 +26,6 @@ static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
 #define MAPS_KEY MPB_MAP_MAPS_KEY
 #define CALL_KEY MPB_MAP_CALL_KEY
 typedef mpb_mapper mapper;
-
 
 void mpb_map_registry(lua_State *L, const char *key) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
