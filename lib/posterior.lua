@@ -336,13 +336,14 @@ function M.stansummary(fit, opts)
   line("Warmup took (%s) seconds, %.2g seconds total", list(tw, function(v) return ("%.2g"):format(v) end), sum(tw))
   line("Sampling took (%s) seconds, %.2g seconds total", list(ts, function(v) return ("%.2g"):format(v) end), sum(ts))
   line("")
+  local rows = M.summary(fit)
   local w = 14
-  for _, r in ipairs(M.summary(fit)) do w = math.max(w, #r.name + 1) end
+  for _, r in ipairs(rows) do w = math.max(w, #r.name + 1) end
   local head = ("%-" .. w .. "s%9s%9s%9s%9s%9s%9s%9s%10s%10s%7s")
   line(head, "", "Mean", "MCSE", "StdDev", "MAD", "5%", "50%", "95%", "ESS_bulk", "ESS_tail", "R_hat")
   line("")
   local divergent = 0
-  for i, r in ipairs(M.summary(fit)) do
+  for i, r in ipairs(rows) do
     if i == #SAMPLER + 1 then line("") end
     if r.name == "divergent__" then divergent = math.floor(r.mean * fit.chains * fit.n + 0.5) end
     line(head, r.name, num(r.mean, 3), num(r.mcse, 2), num(r.sd, 3), num(r.mad, 3), num(r.q5, 3),
