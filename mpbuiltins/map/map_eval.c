@@ -227,17 +227,20 @@ static int job_body(lua_State *L) {
   for (size_t i = 0; i < n; i++)
     if (i < jb->np ? jb->pmask[i] : jb->tmask[i - jb->np]) in[nv++] = first + (ad_idx)i;
   if (!nv) return 0;
+  if (jb->mode == MPB_MAP_HESS) {
+    /* each output's gradient (the Jacobian's row) and Hessian from one
+    ** forward-over-reverse pass; the record holds the rows, then the Hessians */
+    double *J = rec_reserve(L, s, m * nv + m * nv * nv), *H = J + m * nv;
+    for (size_t i = 0; i < m; i++)
+      if ((rc = ad_hessian(lad_tape(L), s->ys[i], nv, in, J + i * nv, H + i * nv * nv)))
+        luaL_error(L, "%s", ad_strerror(rc));
+    s->nrec += m * nv + m * nv * nv;
+    return 0;
+  }
   grow(L, (void **)&s->jac, &s->capjac, m * nv, sizeof(double));
   if ((rc = lad_jacobian(L, m, s->ys, nv, in, s->jac))) luaL_error(L, "%s", ad_strerror(rc));
   memcpy(rec_reserve(L, s, m * nv), s->jac, m * nv * sizeof(double));
   s->nrec += m * nv;
-  if (jb->mode != MPB_MAP_HESS) return 0;
-  for (size_t i = 0; i < m; i++) { /* each output's Hessian, forward-over-reverse */
-    double *H = rec_reserve(L, s, nv * nv);
-    if ((rc = ad_hessian(lad_tape(L), s->ys[i], nv, in, s->jac, H)))
-      luaL_error(L, "%s", ad_strerror(rc));
-    s->nrec += nv * nv;
-  }
   return 0;
 }
 
