@@ -7,7 +7,8 @@
 --           job in turn, assembled into the 50x50 matrix): the speedup
 --           S = T_jobs / T_map is the parallel gain, E = S / P.
 -- Jobs are sized so that one job's Hessian takes about 1 ms here. Rounds
--- alternate between the three; medians.
+-- alternate between the map and the serial jobs, then the inline Hessian is
+-- timed (its tangents take hundreds of MB); medians, and the fastest rounds.
 -- Run: mpiexec -n 2 build/mplua scripts/bench/map_hessian.lua [rounds]
 package.path = "scripts/bench/?.lua;" .. package.path
 local C = require("common")
@@ -50,8 +51,9 @@ for _ = 1, 2 do
   local f = function(t) return job(t:slice(1, 2), t:slice(3, 4), xr[1], xi[1])[1] end
   local x4 = {p0[1], p0[2], p0[3], p0[4]}
   ad.hessian(f, x4)
-  local t = timeit(10, function() ad.hessian(f, x4) end)
-  n = math.max(100, math.floor(n * 1e-3 / t))
+  local ts = {}
+  for r = 1, 5 do ts[r] = timeit(4, function() ad.hessian(f, x4) end) end
+  n = math.max(100, math.floor(n * 1e-3 / C.median(ts)))
 end
 local xr, xi = make_data(n)
 local m = mp.mapper(job, xr, xi)
@@ -103,11 +105,15 @@ local best = {}
 local function tracked(name, f)
   return {name, function() local v = f(); best[name] = math.min(best[name] or math.huge, v); return v end}
 end
+-- the map and the serial jobs alternate; the inline Hessian (hundreds of MB
+-- of tangents: its rounds would disturb the others') is timed after them
 local med = C.interleave(rounds, {
-  tracked("inline", function() return timeit(1, function() ad.hessian(logp_inline, p0) end) end),
   tracked("jobs", function() return timeit(2, function() hessian_jobs(p0) end) end),
   tracked("map", function() return timeit(2, function() ad.hessian(logp_map, p0) end) end),
 })
+med.inline = C.interleave(math.max(1, rounds // 2), {
+  tracked("inline", function() return timeit(1, function() ad.hessian(logp_inline, p0) end) end),
+}).inline
 local S = med.jobs / med.map
 print(("Hessian of a %d-parameter model, %d jobs of %d rows (a job's Hessian ~%.2f ms), %d ranks, %d rounds (medians)"):format(
   NP, J, n, med.jobs / J * 1e3, P, rounds))
