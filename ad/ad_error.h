@@ -15,7 +15,9 @@
   X(ARG, "invalid argument")                                              \
   X(TOOBIG, "tape too large (2^32-2 vars or entries)")                    \
   X(NOSECOND, "no second-order information (precomputed-gradient node)")  \
-  X(NOTLEAF, "input var is not a leaf (it has recorded partials)")
+  X(NOTLEAF, "input var is not a leaf (it has recorded partials)")         \
+  X(COUNT, "counts must be non-negative integers")                        \
+  X(NOSECOND_OP, "no second-order information for this operation")
 
 enum ad_errno_pos_ {
   AD__EPOS0 = 0,

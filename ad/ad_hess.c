@@ -114,34 +114,110 @@ static void node_lse(const ad_tape *t, const ad_node *nd, const pass *p) {
   free(m);
 }
 
+/* Element i of a density node: adds h_i times the tangents of element i's
+** var arguments to out[k], the directional derivative of argument k's
+** partial (NULL for a constant argument). */
+static void dist_elem(const ad_tape *t, const ad_vec_aux *x, size_t i, const pass *p,
+                      double *const out[4]) {
+  int na = x->nargs;
+  double v[4] = {0, 0, 0, 0}, g[4], h[16], f;
+  const double *d[4];
+  for (int k = 0; k < na; k++) {
+    v[k] = ad_arg_at(t, &x->args[k], i);
+    d[k] = ad_arg_isvar(&x->args[k]) ? TD(p, ad_arg_varat(&x->args[k], i)) : NULL;
+  }
+  ad_dist_elem(x->dist, v, &f, g, h);
+  for (int k = 0; k < na; k++) {
+    if (!d[k]) continue;
+    for (size_t kk = 0; kk < p->K; kk++) {
+      double s = 0;
+      for (int l = 0; l < na; l++)
+        if (d[l]) s += h[k * 4 + l] * d[l][kk];
+      out[k][kk] += s;
+    }
+  }
+}
+
+/* Per-element densities: output i has one entry per var argument, in
+** argument order. */
+static void node_dist_each(const ad_tape *t, const ad_node *nd, const pass *p) {
+  const ad_vec_aux *x = nd->u.aux;
+  ad_idx e = nd->e0;
+  for (size_t i = 0; i < x->n; i++) {
+    double *out[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; k < x->nargs; k++)
+      if (ad_arg_isvar(&x->args[k])) out[k] = PD(p, e++);
+    dist_elem(t, x, i, p, out);
+  }
+}
+
+/* y = A x with A vars: d(partial x_j) = tan(A_ij), d(partial A_ij) = tan(x_j). */
+static void node_matvec2(const ad_tape *t, const ad_node *nd, const pass *p) {
+  const ad_vec_aux *x = nd->u.aux;
+  const ad_arg *A = &x->args[0], *X = &x->args[1];
+  size_t m = x->n, n = X->n, K = p->K;
+  int vx = ad_arg_isvar(X);
+  ad_idx e = nd->e0;
+  (void)t;
+  for (size_t i = 0; i < m; i++) {
+    for (size_t j = 0; j < n; j++, e++) {
+      if (vx) memcpy(PD(p, e), TD(p, X->var + (ad_idx)j), K * sizeof(double));
+      else memset(PD(p, e), 0, K * sizeof(double));
+    }
+    if (vx)
+      for (size_t j = 0; j < n; j++, e++)
+        memcpy(PD(p, e), TD(p, A->var + (ad_idx)(i + j * m)), K * sizeof(double));
+  }
+}
+
+/* Precomputed value with its Hessian (aux: n*n, row-major). */
+static void node_precomp2(const ad_tape *t, const ad_node *nd, const pass *p) {
+  const double *H = nd->u.aux;
+  size_t n = nd->ne, K = p->K;
+  for (size_t k = 0; k < n; k++) {
+    double *out = PD(p, nd->e0 + (ad_idx)k);
+    memset(out, 0, K * sizeof(double));
+    for (size_t l = 0; l < n; l++) {
+      double hkl = H[k * n + l];
+      if (hkl == 0) continue;
+      const double *d = TD(p, t->ent[nd->e0 + l].in);
+      for (size_t kk = 0; kk < K; kk++) out[kk] += hkl * d[kk];
+    }
+  }
+}
+
+/* 0, or why the Hessian passes cannot go through node nd. */
+static int second_order_ok(const ad_node *nd) {
+  switch (nd->op) {
+    case AD_OP_PRECOMP: return AD_ENOSECOND;
+    case AD_OP_LOGDET: case AD_OP_MVN_CHOL: case AD_OP_MATMUL: case AD_OP_CHOL:
+    case AD_OP_TRISOLVE: return AD_ENOSECOND_OP;
+    case AD_OP_DIST: case AD_OP_DIST_EACH: {
+      const ad_vec_aux *x = nd->u.aux;
+      for (int k = 0; k < x->nargs; k++)
+        if (ad_arg_isvar(&x->args[k]) && !ad_dist_has_second(x->dist, k)) return AD_ENOSECOND_OP;
+      return 0;
+    }
+    default: return (nd->flags & AD_NF_CUSTOM) ? AD_ENOSECOND_OP : 0;
+  }
+}
+
+/* Summed densities: a vector argument has an entry per element, a scalar
+** one entry that accumulates over elements. */
 static void node_dist(const ad_tape *t, const ad_node *nd, const pass *p) {
   const ad_vec_aux *x = nd->u.aux;
-  int na = x->nargs;
-  size_t K = p->K;
   ad_idx eoff[4];
   ad_idx e = nd->e0;
-  for (int k = 0; k < na; k++) {
+  for (int k = 0; k < x->nargs; k++) {
     eoff[k] = e;
     if (ad_arg_isvar(&x->args[k])) e += (ad_idx)x->args[k].n;
   }
   for (size_t i = 0; i < x->n; i++) {
-    double v[4], g[4], h[16], f;
-    const double *d[4];
-    for (int k = 0; k < na; k++) {
-      v[k] = ad_arg_at(t, &x->args[k], i);
-      d[k] = ad_arg_isvar(&x->args[k]) ? TD(p, ad_arg_varat(&x->args[k], i)) : NULL;
-    }
-    ad_dist_elem(x->dist, v, &f, g, h);
-    for (int k = 0; k < na; k++) {
-      if (!d[k]) continue;
-      double *out = PD(p, eoff[k] + (x->args[k].n > 1 ? (ad_idx)i : 0));
-      for (size_t kk = 0; kk < K; kk++) {
-        double s = 0;
-        for (int l = 0; l < na; l++)
-          if (d[l]) s += h[k * 4 + l] * d[l][kk];
-        out[kk] += s;
-      }
-    }
+    double *out[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; k < x->nargs; k++)
+      if (ad_arg_isvar(&x->args[k]))
+        out[k] = PD(p, eoff[k] + (x->args[k].n > 1 ? (ad_idx)i : 0));
+    dist_elem(t, x, i, p, out);
   }
 }
 
@@ -200,8 +276,10 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
   if (y >= t->nvar) return AD_ESTALE;
   for (size_t j = 0; j < n; j++)
     if (in[j] >= t->nvar) return AD_ESTALE;
-  for (ad_idx i = r->nnode; i < t->nnode; i++)
-    if (t->node[i].op == AD_OP_PRECOMP) return AD_ENOSECOND;
+  for (ad_idx i = r->nnode; i < t->nnode; i++) {
+    int rc = second_order_ok(&t->node[i]);
+    if (rc) return rc;
+  }
   if (K == 0) K = 1;
   size_t nv = t->nvar, nreg = t->nvar - r->nvar, ne = t->nent - r->nent;
   pass p = {K, r->nvar, r->nent, NULL, NULL, NULL, NULL};
@@ -248,6 +326,12 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
       node_lse(t, nd, &p);
     } else if (nd->op == AD_OP_DIST) {
       node_dist(t, nd, &p);
+    } else if (nd->op == AD_OP_DIST_EACH) {
+      node_dist_each(t, nd, &p);
+    } else if (nd->op == AD_OP_MATVEC2) {
+      node_matvec2(t, nd, &p);
+    } else if (nd->op == AD_OP_PRECOMP2) {
+      node_precomp2(t, nd, &p);
     } /* leaves, pack, sum, matvec: linear, zero */
   }
   for (ad_idx k = lo; k < t->nvar; k++) slot_pd(t, k, &p);

@@ -12,7 +12,9 @@
 
 /* Over the innermost region: g[j] = dy/din[j] (g may be NULL) and
 ** HV[j*K + k] = sum_l d2y/din[j]din[l] V[l*K + k]. The inputs must be leaves.
-** AD_ENOSECOND if the region holds a precomputed-gradient node. */
+** AD_ENOSECOND if the region holds a precomputed-gradient node,
+** AD_ENOSECOND_OP if it holds an operation without second-order
+** information (matrix operations other than matvec, student_t_lccdf in nu). */
 int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
            const double *V, double *g, double *HV);
 /* Full Hessian H[j*n + l] (symmetric), by ad_hvp over chunks of directions. */

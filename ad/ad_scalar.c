@@ -16,6 +16,14 @@ const char *ad_op_name(int op) {
     case AD_OP_LSE: return "log_sum_exp";
     case AD_OP_DIST: return "lpdf";
     case AD_OP_PRECOMP: return "precomputed";
+    case AD_OP_DIST_EACH: return "lpdf (per element)";
+    case AD_OP_MATVEC2: return "matvec";
+    case AD_OP_LOGDET: return "log_determinant";
+    case AD_OP_MVN_CHOL: return "multi_normal_cholesky_lpdf";
+    case AD_OP_MATMUL: return "matmul";
+    case AD_OP_CHOL: return "cholesky";
+    case AD_OP_TRISOLVE: return "trisolve";
+    case AD_OP_PRECOMP2: return "precomputed (second order)";
     default: return NULL;
   }
 }
@@ -43,6 +51,9 @@ double ad_unary_eval(int op, double x, double *d1) {
     case AD_OP_LOG_INV_LOGIT: *d1 = ad_inv_logit(-x); return ad_log_inv_logit(x);
     case AD_OP_LOG1P_EXP: *d1 = ad_inv_logit(x); return ad_log1p_exp(x);
     case AD_OP_SQUARE: *d1 = 2 * x; return x * x;
+    case AD_OP_LOG1M: *d1 = -1 / (1 - x); return log1p(-x);
+    case AD_OP_LOG1M_EXP: *d1 = -1 / expm1(-x); return ad_log1m_exp(x);
+    case AD_OP_LOGIT: *d1 = 1 / (x * (1 - x)); return log(x / (1 - x));
     default: *d1 = NAN; return NAN;
   }
 }
@@ -68,6 +79,9 @@ double ad_unary_d2(int op, double x, double y) {
     case AD_OP_LOG_INV_LOGIT: s = ad_inv_logit(x); return -s * (1 - s);
     case AD_OP_LOG1P_EXP: s = ad_inv_logit(x); return s * (1 - s);
     case AD_OP_SQUARE: return 2;
+    case AD_OP_LOG1M: return -1 / ((1 - x) * (1 - x));
+    case AD_OP_LOG1M_EXP: s = expm1(x); return -exp(x) / (s * s);
+    case AD_OP_LOGIT: s = x * (1 - x); return (2 * x - 1) / (s * s);
     default: return NAN;
   }
 }
@@ -103,6 +117,12 @@ double ad_binary_eval(int op, double a, double b, double *pa, double *pb) {
       *pa = (a >= b ? 1 : m) / (1 + m);
       *pb = (a >= b ? m : 1) / (1 + m);
       return y;
+    case AD_OP_LOG_DIFF_EXP:
+      /* a + log(1 - e^(b-a)): NaN for b > a, -inf for a == b (Stan's) */
+      m = expm1(b - a);
+      *pa = -1 / m;
+      *pb = b == -INFINITY ? 0 : exp(b - a) / m;
+      return b == -INFINITY ? a : a + ad_log1m_exp(b - a);
     default: *pa = *pb = NAN; return NAN;
   }
 }
@@ -129,6 +149,13 @@ void ad_binary_d2(int op, double a, double b, double y, double h[3]) {
     case AD_OP_LOG_SUM_EXP2:
       s = exp(a - y) * exp(b - y);
       h[0] = s; h[1] = -s; h[2] = s;
+      break;
+    case AD_OP_LOG_DIFF_EXP:
+      /* r = e^(b-a): d2/da2 = -r/(1-r)^2 = d2/db2 = -d2/dadb */
+      if (b == -INFINITY) break;
+      la = expm1(b - a);
+      s = exp(b - a) / (la * la);
+      h[0] = -s; h[1] = s; h[2] = -s;
       break;
     default: break; /* add, sub, fmin, fmax: piecewise linear */
   }
@@ -168,6 +195,19 @@ int ad_binary_slow_(ad_tape *t, int code, ad_idx a, ad_idx b, double c, ad_idx *
   return 0;
 }
 
+int ad_precomputed2(ad_tape *t, double value, size_t n, const ad_idx *in,
+                    const double *partial, const double *hess, ad_idx *y) {
+  double *H = ad_tape_alloc(t, (n ? n * n : 1) * sizeof(double));
+  if (!H) return AD_ENOMEM;
+  if (n) memcpy(H, hess, n * n * sizeof(double));
+  int rc = ad_precomputed(t, value, n, in, partial, y);
+  if (rc) return rc;
+  ad_node *nd = &t->node[t->nnode - 1];
+  nd->op = AD_OP_PRECOMP2;
+  nd->u.aux = H;
+  return 0;
+}
+
 int ad_precomputed(ad_tape *t, double value, size_t n, const ad_idx *in,
                    const double *partial, ad_idx *y) {
   for (size_t k = 0; k < n; k++)
@@ -182,11 +222,7 @@ int ad_precomputed(ad_tape *t, double value, size_t n, const ad_idx *in,
     t->par[e0 + k] = partial[k];
   }
   t->nent += (ad_idx)n;
-  ad_node *nd = &t->node[t->nnode++];
-  nd->op = AD_OP_PRECOMP;
-  nd->flags = 0;
-  nd->out = o; nd->nout = 1; nd->e0 = e0; nd->ne = (ad_idx)n;
-  nd->u.aux = NULL;
+  ad_push_node(t, AD_OP_PRECOMP, 0, o, 1, e0, (ad_idx)n, NULL);
   *y = o;
   return 0;
 }

@@ -35,6 +35,10 @@ int ad_binary_slow_(ad_tape *t, int code, ad_idx a, ad_idx b, double c, ad_idx *
 ** partial[k] = d value / d in[k] supplied by the caller (copied). */
 int ad_precomputed(ad_tape *t, double value, size_t n, const ad_idx *in,
                    const double *partial, ad_idx *y);
+/* The same with second partials hess[k*n + l] = d2 value / d in[k] d in[l]
+** (copied), so the Hessian passes go through it (the map's second order). */
+int ad_precomputed2(ad_tape *t, double value, size_t n, const ad_idx *in,
+                    const double *partial, const double *hess, ad_idx *y);
 
 /* ------------------------------------------------------- inline records */
 

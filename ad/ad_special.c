@@ -61,3 +61,11 @@ double ad_log1p_exp(double x) {
 }
 
 double ad_log_inv_logit(double x) { return -ad_log1p_exp(-x); }
+
+double ad_log1m_exp(double x) {
+  if (x > 0) return NAN;
+  /* log(-expm1(x)) is accurate near 0, log1p(-exp(x)) far below */
+  return x > -0.693147180559945309 ? log(-expm1(x)) : log1p(-exp(x));
+}
+
+double ad_lbeta(double a, double b) { return lgamma(a) + lgamma(b) - lgamma(a + b); }

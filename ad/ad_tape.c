@@ -116,11 +116,7 @@ int ad_vars_new(ad_tape *t, size_t n, const double *v, ad_idx *out) {
   if (v) memcpy(t->val + k, v, n * sizeof(double));
   else memset(t->val + k, 0, n * sizeof(double));
   if (n > LEAF_SLOTS_MAX) {
-    ad_node *nd = &t->node[t->nnode++];
-    nd->op = AD_OP_NONE;
-    nd->flags = 0;
-    nd->out = k; nd->nout = (ad_idx)n; nd->e0 = t->nent; nd->ne = 0;
-    nd->u.aux = NULL;
+    ad_push_node(t, AD_OP_NONE, 0, k, (ad_idx)n, t->nent, 0, NULL);
   } else {
     for (size_t i = 0; i < n; i++) leaf_slot(t, k + (ad_idx)i);
   }
@@ -210,6 +206,7 @@ void ad_sweep_reverse(ad_tape *t) {
   for (ad_idx n = t->nnode; n > r->nnode;) {
     const ad_node *nd = &t->node[--n];
     slots_reverse(adj - 1, t->slot, nd->out + nd->nout, hi);
+    if (nd->flags & AD_NF_CUSTOM) ((const ad_custom *)nd->u.aux)->ops->reverse(t, nd);
     for (ad_idx e = nd->e0 + nd->ne; e > nd->e0;) {
       e--;
       adj[en[e].in] += adj[en[e].out] * p[e];
@@ -227,6 +224,7 @@ void ad_sweep_forward(const ad_tape *t, double *tan) {
   for (ad_idx n = r->nnode; n < t->nnode; n++) {
     const ad_node *nd = &t->node[n];
     slots_forward(t, tan, lo, nd->out);
+    if (nd->flags & AD_NF_CUSTOM) ((const ad_custom *)nd->u.aux)->ops->forward(t, nd, tan);
     for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++) tan[en[e].out] += p[e] * tan[en[e].in];
     lo = nd->out + nd->nout;
   }
@@ -256,6 +254,11 @@ void ad_clear_region(const ad_tape *t, double *x) {
     const ad_node *nd = &t->node[n];
     clear_operands(t->slot, x - 1, lo, nd->out);
     for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++) x[t->ent[e].in] = 0;
+    if (nd->flags & AD_NF_CUSTOM) {
+      const ad_custom *c = nd->u.aux;
+      for (int k = 0; k < AD_CUSTOM_MAXIN; k++)
+        if (c->in[k] != AD_NOVAR) memset(x + c->in[k], 0, c->nin[k] * sizeof(double));
+    }
     lo = nd->out + nd->nout;
   }
   clear_operands(t->slot, x - 1, lo, t->nvar);
@@ -279,6 +282,11 @@ ad_idx ad_region_outer_read(const ad_tape *t) {
     if ((v = outer_operand(t->slot, lo, from, nd->out)) != AD_NOVAR) return v;
     for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++)
       if (t->ent[e].in < lo) return t->ent[e].in;
+    if (nd->flags & AD_NF_CUSTOM) {
+      const ad_custom *c = nd->u.aux;
+      for (int k = 0; k < AD_CUSTOM_MAXIN; k++)
+        if (c->in[k] != AD_NOVAR && c->nin[k] && c->in[k] < lo) return c->in[k];
+    }
     from = nd->out + nd->nout;
   }
   return outer_operand(t->slot, lo, from, t->nvar);

@@ -60,7 +60,8 @@ typedef struct ad_slot {
 /* Node flags (binary ops: which operands are constants / vectors). */
 enum {
   AD_NF_ACONST = 1, AD_NF_BCONST = 2, AD_NF_AVEC = 4, AD_NF_BVEC = 8,
-  AD_NF_AUX = 16 /* u.aux holds an ad_vec_aux */
+  AD_NF_AUX = 16,   /* u.aux holds an ad_vec_aux */
+  AD_NF_CUSTOM = 32 /* u.aux starts with an ad_custom: sweeps by function */
 };
 
 typedef struct ad_node {
@@ -71,6 +72,27 @@ typedef struct ad_node {
     void *aux;      /* op data in the arena */
   } u;
 } ad_node;
+
+/* A node whose first-order sweeps are functions rather than entries: matrix
+** operations (products, Cholesky, triangular solves) whose Jacobians would
+** take O(n^3) or O(n^4) stored partials, while their adjoints are O(n^3)
+** products. The node has no entries; u.aux points at op data that begins
+** with this header, listing the var ranges the node reads. The Hessian
+** passes refuse such nodes (AD_ENOSECOND_OP). */
+struct ad_tape;
+typedef struct ad_custom_ops {
+  /* adj[inputs] += J^T adj[outputs] */
+  void (*reverse)(struct ad_tape *t, const struct ad_node *nd);
+  /* tan[outputs] += J tan[inputs] (tan indexed like val) */
+  void (*forward)(const struct ad_tape *t, const struct ad_node *nd, double *tan);
+} ad_custom_ops;
+
+#define AD_CUSTOM_MAXIN 2
+typedef struct ad_custom {
+  const ad_custom_ops *ops;
+  ad_idx in[AD_CUSTOM_MAXIN];   /* first var of each input read, or AD_NOVAR */
+  size_t nin[AD_CUSTOM_MAXIN];  /* its length */
+} ad_custom;
 
 typedef struct ad_region {
   ad_idx nvar, nent, nnode;
@@ -109,6 +131,17 @@ static inline int ad_reserve(ad_tape *t, size_t nv, size_t ne, size_t nn) {
       (size_t)(t->capnode - t->nnode) >= nn)
     return 0;
   return ad_tape_grow(t, nv, ne, nn);
+}
+
+/* Append a node (room reserved by the caller: ad_reserve). */
+static inline ad_node *ad_push_node(ad_tape *t, int op, int flags, ad_idx out, ad_idx nout,
+                                    ad_idx e0, ad_idx ne, void *aux) {
+  ad_node *nd = &t->node[t->nnode++];
+  nd->op = (uint16_t)op;
+  nd->flags = (uint16_t)flags;
+  nd->out = out; nd->nout = nout; nd->e0 = e0; nd->ne = ne;
+  nd->u.aux = aux;
+  return nd;
 }
 
 /* A new leaf var (no partials) with value v. */

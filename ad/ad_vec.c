@@ -25,16 +25,6 @@ int ad_args_check(const ad_tape *t, size_t nargs, const ad_arg *args) {
   return 0;
 }
 
-static ad_node *push_node(ad_tape *t, int op, int flags, ad_idx out, ad_idx nout,
-                          ad_idx e0, ad_idx ne, void *aux) {
-  ad_node *nd = &t->node[t->nnode++];
-  nd->op = (uint16_t)op;
-  nd->flags = (uint16_t)flags;
-  nd->out = out; nd->nout = nout; nd->e0 = e0; nd->ne = ne;
-  nd->u.aux = aux;
-  return nd;
-}
-
 static ad_vec_aux *save_args(ad_tape *t, size_t nargs, const ad_arg *args, size_t n) {
   ad_vec_aux *x = ad_tape_alloc(t, sizeof *x);
   if (!x) return NULL;
@@ -57,7 +47,7 @@ int ad_vec_unary(ad_tape *t, int op, ad_arg x, ad_idx *out) {
   }
   t->nvar += (ad_idx)x.n;
   t->nent += (ad_idx)x.n;
-  push_node(t, op, 0, o, (ad_idx)x.n, e0, (ad_idx)x.n, NULL);
+  ad_push_node(t, op, 0, o, (ad_idx)x.n, e0, (ad_idx)x.n, NULL);
   *out = o;
   return 0;
 }
@@ -88,7 +78,7 @@ int ad_vec_binary(ad_tape *t, int op, ad_arg a, ad_arg b, ad_idx *out, size_t *n
   }
   int flags = AD_NF_AUX | (va ? 0 : AD_NF_ACONST) | (vb ? 0 : AD_NF_BCONST) |
               (a.n > 1 ? AD_NF_AVEC : 0) | (b.n > 1 ? AD_NF_BVEC : 0);
-  push_node(t, op, flags, o, (ad_idx)n, t->nent, e - t->nent, aux);
+  ad_push_node(t, op, flags, o, (ad_idx)n, t->nent, e - t->nent, aux);
   t->nvar += (ad_idx)n;
   t->nent = e;
   *out = o;
@@ -110,7 +100,7 @@ int ad_pack(ad_tape *t, size_t n, const ad_idx *var, const double *val, ad_idx *
     t->val[o + i] = t->val[var[i]];
     t->ent[e].out = o + (ad_idx)i; t->ent[e].in = var[i]; t->par[e++] = 1;
   }
-  push_node(t, AD_OP_PACK, 0, o, (ad_idx)n, t->nent, e - t->nent, NULL);
+  ad_push_node(t, AD_OP_PACK, 0, o, (ad_idx)n, t->nent, e - t->nent, NULL);
   t->nvar += (ad_idx)n;
   t->nent = e;
   *out = o;
@@ -127,7 +117,7 @@ static int reduce_node(ad_tape *t, int op, double value, const ad_arg *x,
     t->ent[e0 + i].in = x->var + (ad_idx)i;
   }
   t->nent += (ad_idx)x->n;
-  push_node(t, op, 0, o, 1, e0, (ad_idx)x->n, aux);
+  ad_push_node(t, op, 0, o, 1, e0, (ad_idx)x->n, aux);
   *y = o;
   return 0;
 }
@@ -193,7 +183,7 @@ int ad_dot(ad_tape *t, ad_arg a, ad_arg b, double *value, ad_idx *y) {
       t->par[e++] = ad_arg_at(t, &a, i);
     }
   t->nent = e;
-  push_node(t, AD_OP_DOT, (va ? 0 : AD_NF_ACONST) | (vb ? 0 : AD_NF_BCONST), o, 1,
+  ad_push_node(t, AD_OP_DOT, (va ? 0 : AD_NF_ACONST) | (vb ? 0 : AD_NF_BCONST), o, 1,
             e0, e - e0, aux);
   *y = o;
   return 0;
@@ -217,7 +207,7 @@ int ad_matvec(ad_tape *t, size_t m, size_t n, const double *A, ad_arg x, ad_idx 
     }
     t->val[o + i] = s;
   }
-  push_node(t, AD_OP_MATVEC, 0, o, (ad_idx)m, t->nent, e - t->nent, NULL);
+  ad_push_node(t, AD_OP_MATVEC, 0, o, (ad_idx)m, t->nent, e - t->nent, NULL);
   t->nvar += (ad_idx)m;
   t->nent = e;
   *out = o;

@@ -21,7 +21,15 @@
 -- adapt (false: no tuning), adapt_metric (false: tune the step size only).
 -- info: step, inv_metric, accept_rate (mean acceptance statistic of the
 -- draws), divergences (among the draws), warmup_divergences, n_leapfrog
--- (gradient evaluations, warmup included), mean_depth (NUTS tree depth).
+-- (gradient evaluations, warmup included), mean_depth (NUTS tree depth),
+-- time_warmup, time_sampling (seconds), and stats: per draw, Stan's sampler
+-- parameters lp, accept_stat, stepsize, treedepth, n_leapfrog, divergent
+-- (0/1), energy (the Hamiltonian of the drawn state).
+--
+-- With opts.chains = C (and opts.parallel, default true), several chains
+-- over the ranks: hmc.sample returns a fit, hmc.stansummary(fit) its
+-- summary as CmdStan prints it, hmc.summary(fit) the rows (lib/hmc_chains.lua,
+-- lib/posterior.lua).
 --
 -- A trajectory point where logp is not finite (or the gradient is not), or
 -- where the energy error exceeds 1000, is a divergence: the trajectory stops
@@ -239,8 +247,10 @@ local function hmc_step(S, z)
   -- period makes draws nearly repeat
   local eps = S.eps * (1 + S.jitter * (2 * S.rng.uniform() - 1))
   local z1 = z
+  S.n_leap, S.depth = 0, nil
   for _ = 1, S.steps do
     z1 = leapfrog(S, z1, eps)
+    S.n_leap = S.n_leap + 1
     if z1.lp == -huge then break end
   end
   local dH = hamiltonian(S, z1) - H0
@@ -313,52 +323,51 @@ end
 ---------------------------------------------------------------------------
 -- The sampler
 
-local function check_args(lp, x0, opts)
+-- Checks the arguments of hmc.sample (errors raised `level` frames above
+-- this function: 3 for a direct call from M.sample); returns a copy of x0,
+-- the options, the seed and the algorithm.
+function M._check(lp, x0, opts, level)
+  local function fail(arg, msg) error(fmt("bad argument #%d to 'hmc.sample' (%s)", arg, msg), level) end
   local mt = getmetatable(lp)
   if type(lp) ~= "function" and not (type(mt) == "table" and mt.__call) then
-    error(fmt("bad argument #1 to 'hmc.sample' (function expected, got %s)", type(lp)), 3)
+    fail(1, fmt("function expected, got %s", type(lp)))
   end
   if type(x0) ~= "table" or #x0 == 0 then
-    error(fmt("bad argument #2 to 'hmc.sample' (non-empty table of numbers expected, got %s)",
-              type(x0) == "table" and "empty table" or type(x0)), 3)
+    fail(2, fmt("non-empty table of numbers expected, got %s", type(x0) == "table" and "empty table" or type(x0)))
   end
   local q = {}
   for i = 1, #x0 do
     if type(x0[i]) ~= "number" or not isfinite(x0[i]) then
-      error(fmt("bad argument #2 to 'hmc.sample' (x0[%d] is %s, expected a finite number)",
-                i, tostring(x0[i])), 3)
+      fail(2, fmt("x0[%d] is %s, expected a finite number", i, tostring(x0[i])))
     end
     q[i] = x0[i] + 0.0
   end
-  if opts ~= nil and type(opts) ~= "table" then
-    error(fmt("bad argument #3 to 'hmc.sample' (table expected, got %s)", type(opts)), 3)
-  end
+  if opts ~= nil and type(opts) ~= "table" then fail(3, fmt("table expected, got %s", type(opts))) end
   opts = opts or {}
   for _, k in ipairs{"n", "warmup", "steps", "max_depth"} do
     local v = opts[k]
     if v ~= nil and not (math.tointeger(v) and v >= 0) then
-      error(fmt("bad argument #3 to 'hmc.sample' (opts.%s must be a non-negative integer)", k), 3)
+      fail(3, fmt("opts.%s must be a non-negative integer", k))
     end
   end
   for i = 1, opts.inv_metric and #q or 0 do
     local v = opts.inv_metric[i]
-    if type(v) ~= "number" or not (v > 0 and v < huge) then
-      error("bad argument #3 to 'hmc.sample' (opts.inv_metric must hold positive numbers)", 3)
-    end
+    if type(v) ~= "number" or not (v > 0 and v < huge) then fail(3, "opts.inv_metric must hold positive numbers") end
   end
   local seed = opts.seed or 20240101
   if math.type(seed) ~= "integer" then seed = math.tointeger(seed) end
-  if not seed then error("bad argument #3 to 'hmc.sample' (opts.seed must be an integer)", 3) end
+  if not seed then fail(3, "opts.seed must be an integer") end
   local alg = opts.algorithm or "nuts"
   if alg ~= "nuts" and alg ~= "hmc" then
-    error(fmt("bad argument #3 to 'hmc.sample' (opts.algorithm must be \"nuts\" or \"hmc\", got %s)",
-              tostring(alg)), 3)
+    fail(3, fmt("opts.algorithm must be \"nuts\" or \"hmc\", got %s", tostring(alg)))
   end
   return q, opts, seed, alg
 end
 
-function M.sample(logp_grad, x0, opts)
-  local q, o, seed, alg = check_args(logp_grad, x0, opts)
+-- One chain from q (checked), with opts o; returns the draws and info with
+-- the per-draw statistics (info.stats). Used by M.sample and by
+-- lib/hmc_chains.lua for each chain of a multi-chain run.
+function M._chain(logp_grad, q, o, seed, alg)
   local dim, n = #q, o.n or 1000
   local warmup = o.warmup or n
   local S = {
@@ -368,9 +377,11 @@ function M.sample(logp_grad, x0, opts)
   }
   for i = 1, dim do S.minv[i] = o.inv_metric and o.inv_metric[i] or 1.0 end
   local step = alg == "nuts" and nuts_step or hmc_step
+  local clock = mp and mp.wtime or os.clock
+  local t0 = clock()
 
   local lp0, g0 = evaluate(S, q)
-  if lp0 == -huge then error("hmc.sample: logp_grad(x0) is not finite (value or gradient)", 2) end
+  if lp0 == -huge then error("hmc.sample: logp_grad(x0) is not finite (value or gradient)", 3) end
   local z = {q = q, g = g0, lp = lp0}
 
   local adapt = warmup > 0 and o.adapt ~= false
@@ -385,10 +396,16 @@ function M.sample(logp_grad, x0, opts)
   end
   wreset()
 
+  -- per draw: Stan's sampler parameters (lp__, accept_stat__, stepsize__,
+  -- treedepth__, n_leapfrog__, divergent__, energy__)
+  local st = {lp = {}, accept_stat = {}, stepsize = {}, treedepth = {}, n_leapfrog = {},
+              divergent = {}, energy = {}}
   local draws, sum_accept, divergences, warm_div, depth_sum = {}, 0, 0, 0, 0
+  local t_warm
   for it = 1, warmup + n do
     S.divergent = false
     local accept
+    local eps = S.eps
     z, accept = step(S, z)
     if it <= warmup then
       if S.divergent then warm_div = warm_div + 1 end
@@ -415,16 +432,33 @@ function M.sample(logp_grad, x0, opts)
         end
         if it == warmup then S.eps = dual.final() end
       end
+      if it == warmup then t_warm = clock() end
     else
       if S.divergent then divergences = divergences + 1 end
       sum_accept = sum_accept + accept
       depth_sum = depth_sum + (S.depth or 0)
-      draws[#draws + 1] = copy(z.q)
+      local k = #draws + 1
+      draws[k] = copy(z.q)
+      st.lp[k], st.accept_stat[k], st.stepsize[k] = z.lp, accept, eps
+      st.treedepth[k], st.n_leapfrog[k] = S.depth or 0, S.n_leap
+      st.divergent[k], st.energy[k] = S.divergent and 1 or 0, hamiltonian(S, z)
     end
   end
+  local t1 = clock()
+  t_warm = t_warm or t0
   return draws, {step = S.eps, inv_metric = copy(S.minv), accept_rate = sum_accept / n,
     divergences = divergences, warmup_divergences = warm_div, n_leapfrog = S.n_grad,
-    mean_depth = alg == "nuts" and depth_sum / n or nil}
+    mean_depth = alg == "nuts" and depth_sum / n or nil, stats = st,
+    time_warmup = t_warm - t0, time_sampling = t1 - t_warm}
+end
+
+-- One chain (draws, info), or with opts.chains several (a fit: lib/hmc_chains.lua).
+function M.sample(logp_grad, x0, opts)
+  if type(opts) == "table" and opts.chains ~= nil then
+    return require("hmc_chains").run(logp_grad, x0, opts)
+  end
+  local q, o, seed, alg = M._check(logp_grad, x0, opts, 3)
+  return M._chain(logp_grad, q, o, seed, alg)
 end
 
 ---------------------------------------------------------------------------
@@ -452,7 +486,12 @@ local function ess(x, mean, n)
   return n / max(tau, log(10) / log(n))
 end
 
+-- the summary rows of a multi-chain fit (lib/posterior.lua), and its text
+-- as CmdStan's stansummary prints it
+function M.stansummary(fit, opts) return require("posterior").stansummary(fit, opts) end
+
 function M.summary(draws)
+  if type(draws) == "table" and draws.chains then return require("posterior").summary(draws) end
   if type(draws) ~= "table" or #draws < 4 or type(draws[1]) ~= "table" then
     error("bad argument #1 to 'hmc.summary' (list of at least 4 draws expected)", 2)
   end

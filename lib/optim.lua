@@ -5,15 +5,25 @@
 --
 -- x is a list of numbers; fg returns the value and a gradient list of the
 -- same length. Both routines minimize and return `x, f, info` with
--- info = {iter, nfev, converged, message, g}. The caller's x0 is never
--- modified, and every point handed to fg is a fresh table.
+-- info = {iter, nfev, converged, status, message, g}. The caller's x0 is
+-- never modified, and every point handed to fg is a fresh table.
 --
--- Stopping (both routines): converged when max|g| <= gtol * max(1, |f|), or
--- when the relative decrease (f_old - f_new) / max(|f_old|, |f_new|, 1) stays
--- below ftol for 3 iterations in a row (progress has stalled at the limit of
--- double precision). Defaults: gtol 1e-8; lbfgs ftol 1e-12, maxiter 1000,
--- m 10 (pairs kept); gd ftol 0 (off), maxiter 10000, step 1. Not converged when maxiter is reached, when the line
--- search finds no decrease, or when callback(iter, x, f, g) returns true.
+-- `converged` means converged: max|g| <= gtol * max(1, |f|). Every other
+-- stop has its own status and converged = false:
+--   "converged"   the gradient test above
+--   "stalled"     the relative decrease (f_old - f_new) / max(|f_old|, |f_new|)
+--                 stayed at or below ftol for 3 iterations in a row (the limit
+--                 of double precision, or a very flat valley); ftol = 0 turns
+--                 this test off. Relative to f itself, without a floor of 1:
+--                 a minimum near 0 (least squares, Rosenbrock) keeps improving
+--                 by tiny absolute amounts that are large relative ones
+--   "linesearch"  the line search found no decrease
+--   "maxiter"     maxiter iterations
+--   "callback"    callback(iter, x, f, g) returned true
+-- Defaults: gtol 1e-8, ftol 1e-15 (a decrease of a few ulps: only the limit
+-- of precision stalls; larger tolerances stop both methods in flat stretches
+-- where the gradient still shrinks); lbfgs maxiter 1000, m 10 (pairs kept);
+-- gd maxiter 10000, step 1.
 --
 -- A trial point where fg gives a non-finite value or gradient (a log barrier
 -- crossed, an overflow) is treated as "too far": the line searches back off.
@@ -200,27 +210,31 @@ local function stopper(opts, name, ftol0, maxiter0)
   local stalls = 0
   local s = {maxiter = maxiter}
   function s.gradient_small(f, g) return norm_inf(g) <= gtol * max(1, abs(f)) end
-  -- true when f has stalled for 3 iterations in a row
+  -- true when f has stalled for 3 iterations in a row (never when ftol = 0:
+  -- "off" must not turn into "stop when f does not decrease")
   function s.stalled(fold, fnew)
-    if (fold - fnew) <= ftol * max(abs(fold), abs(fnew), 1) then
+    if ftol > 0 and (fold - fnew) <= ftol * max(abs(fold), abs(fnew)) then
       stalls = stalls + 1
     else
       stalls = 0
     end
     return stalls >= 3
   end
-  -- after an iteration: done, converged, why
+  -- after an iteration: done, status, message
   function s.after(iter, fold, x, f, g)
-    if callback and callback(iter, x, f, g) == true then return true, false, "stopped by callback" end
-    if s.gradient_small(f, g) then return true, true, "gradient below gtol" end
-    if s.stalled(fold, f) then return true, true, "relative reduction of f below ftol" end
+    if callback and callback(iter, x, f, g) == true then return true, "callback", "stopped by callback" end
+    if s.gradient_small(f, g) then return true, "converged", "gradient below gtol" end
+    if s.stalled(fold, f) then
+      return true, "stalled", fmt("stalled: relative reduction of f below ftol for 3 iterations, max|g| %.3g above gtol", norm_inf(g))
+    end
     return false
   end
   return s
 end
 
-local function result(x, f, g, iter, ev, converged, message)
-  return x, f, {iter = iter, nfev = ev.nfev, converged = converged, message = message, g = g}
+local function result(x, f, g, iter, ev, status, message)
+  return x, f, {iter = iter, nfev = ev.nfev, converged = status == "converged", status = status,
+                message = message, g = g}
 end
 
 ---------------------------------------------------------------------------
@@ -252,10 +266,10 @@ function M.lbfgs(fg, x0, opts)
   local name = "optim.lbfgs"
   local x, o = check_args(name, fg, x0, opts)
   local m = o.m or 10
-  local stop = stopper(o, name, 1e-12, 1000)
+  local stop = stopper(o, name, 1e-15, 1000)
   local ev = evaluator(name, fg, #x)
   local f, g = start(name, ev, x)
-  if stop.gradient_small(f, g) then return result(x, f, g, 0, ev, true, "gradient below gtol") end
+  if stop.gradient_small(f, g) then return result(x, f, g, 0, ev, "converged", "gradient below gtol") end
   local S, Y, RHO = {}, {}, {}
   for iter = 1, stop.maxiter do
     local d = two_loop(g, S, Y, RHO)
@@ -273,7 +287,7 @@ function M.lbfgs(fg, x0, opts)
       for i = 1, #g do d[i] = -g[i] end
       p, why = wolfe_search(ev, x, f, g, d, min(1, 1 / sqrt(dot(g, g))))
     end
-    if not p then return result(x, f, g, iter - 1, ev, false, why) end
+    if not p then return result(x, f, g, iter - 1, ev, "linesearch", why) end
     local s, y = {}, {}
     for i = 1, #x do s[i], y[i] = p.x[i] - x[i], p.g[i] - g[i] end
     local sy = dot(s, y)
@@ -283,10 +297,10 @@ function M.lbfgs(fg, x0, opts)
     end
     local fold = f
     x, f, g = p.x, p.f, p.g
-    local done, converged, why = stop.after(iter, fold, x, f, g)
-    if done then return result(x, f, g, iter, ev, converged, why) end
+    local done, status, why = stop.after(iter, fold, x, f, g)
+    if done then return result(x, f, g, iter, ev, status, why) end
   end
-  return result(x, f, g, stop.maxiter, ev, false, "maximum number of iterations reached")
+  return result(x, f, g, stop.maxiter, ev, "maxiter", "maximum number of iterations reached")
 end
 
 ---------------------------------------------------------------------------
@@ -300,12 +314,10 @@ function M.gd(fg, x0, opts)
   if type(step) ~= "number" or not (step > 0) or step == huge then
     error(fmt("bad argument #3 to '%s' (opts.step must be a positive number)", name), 2)
   end
-  -- no stall test by default: gd's steps are short on any ill-conditioned
-  -- problem, so a tiny decrease does not mean it is near the minimum
-  local stop = stopper(o, name, 0, 10000)
+  local stop = stopper(o, name, 1e-15, 10000)
   local ev = evaluator(name, fg, #x)
   local f, g = start(name, ev, x)
-  if stop.gradient_small(f, g) then return result(x, f, g, 0, ev, true, "gradient below gtol") end
+  if stop.gradient_small(f, g) then return result(x, f, g, 0, ev, "converged", "gradient below gtol") end
   for iter = 1, stop.maxiter do
     local gg = dot(g, g)
     local a, xn, fn, gn = step
@@ -315,14 +327,14 @@ function M.gd(fg, x0, opts)
       if gn and fn <= f - C1 * a * gg then break end
       gn, a = nil, a * 0.5
     end
-    if not gn then return result(x, f, g, iter - 1, ev, false, "line search found no decrease") end
+    if not gn then return result(x, f, g, iter - 1, ev, "linesearch", "line search found no decrease") end
     step = 2 * a
     local fold = f
     x, f, g = xn, fn, gn
-    local done, converged, why = stop.after(iter, fold, x, f, g)
-    if done then return result(x, f, g, iter, ev, converged, why) end
+    local done, status, why = stop.after(iter, fold, x, f, g)
+    if done then return result(x, f, g, iter, ev, status, why) end
   end
-  return result(x, f, g, stop.maxiter, ev, false, "maximum number of iterations reached")
+  return result(x, f, g, stop.maxiter, ev, "maxiter", "maximum number of iterations reached")
 end
 
 return M

@@ -43,6 +43,7 @@ void lad_region_begin(lua_State *L, lad_state *S) {
   int rc = ad_region_begin(&S->tape);
   if (rc) lad_error(L, rc, 0, "ad");
   S->anchor_mark[S->tape.depth] = S->nanchor;
+  S->second[S->tape.depth] = 0;
 }
 
 void lad_region_end(lua_State *L, lad_state *S) {
@@ -94,16 +95,23 @@ void lad_checkvec(lua_State *L, lad_state *S, int idx, int arg, lad_vec *v) {
 void lad_newvec(lua_State *L, lad_state *S, ad_idx first, size_t n) {
   lad_vec *v = lua_newuserdatauv(L, sizeof *v, 0);
   v->var = first;
-  v->n = n;
+  v->n = v->rows = n;
+  v->cols = 0;
   v->serial = ad_var_serial(&S->tape, first);
   luaL_setmetatable(L, LAD_VEC_MT);
+}
+
+void lad_setshape(lua_State *L, int idx, size_t rows, size_t cols) {
+  lad_vec *v = lad_testvec(L, idx);
+  lad_const *c = v ? NULL : lad_testconst(L, idx);
+  if (v && rows * cols == v->n) v->rows = rows, v->cols = cols;
+  if (c && rows * cols == c->n) c->rows = rows, c->cols = cols;
 }
 
 /* --------------------------------------------------- var metamethods */
 
 /* Binary arithmetic: the scalar cases inline, everything else (vector vars,
 ** tables) through lad_binary_any in lad_math.c. */
-int lad_binary_any(lua_State *L, lad_state *S, int op, int ia, int ib, const char *fname);
 
 /* The var of the light userdata at idx (argument idx), checked; the common
 ** case, a var of the innermost region, without ad_var_serial's walk. */
@@ -143,16 +151,19 @@ static inline int arith(lua_State *L, int op, const char *fname) {
   return 1;
 }
 
-static int m_add(lua_State *L) { return arith(L, AD_OP_ADD, "add"); }
-static int m_sub(lua_State *L) { return arith(L, AD_OP_SUB, "sub"); }
-static int m_mul(lua_State *L) { return arith(L, AD_OP_MUL, "mul"); }
-static int m_div(lua_State *L) { return arith(L, AD_OP_DIV, "div"); }
-static int m_pow(lua_State *L) { return arith(L, AD_OP_POW, "pow"); }
+static int m_add(lua_State *L) { return arith(L, AD_OP_ADD, "ad.add"); }
+static int m_sub(lua_State *L) { return arith(L, AD_OP_SUB, "ad.sub"); }
+static int m_mul(lua_State *L) { return arith(L, AD_OP_MUL, "ad.mul"); }
+static int m_div(lua_State *L) { return arith(L, AD_OP_DIV, "ad.div"); }
+static int m_pow(lua_State *L) { return arith(L, AD_OP_POW, "ad.pow"); }
 
-int lad_unary_any(lua_State *L, lad_state *S, int op, int idx, const char *fname);
 static int m_unm(lua_State *L) {
-  return lad_unary_any(L, lad_S(L), AD_OP_NEG, 1, "unm");
+  return lad_unary_any(L, lad_S(L), AD_OP_NEG, 1, "ad.neg");
 }
+
+const luaL_Reg lad_arith_meta[] = {
+  {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div},
+  {"__pow", m_pow}, {"__unm", m_unm}, {NULL, NULL}};
 
 static int m_nodiff(lua_State *L) {
   return luaL_error(L, "ad var: %s is not differentiable (use ad.value first)",
@@ -195,27 +206,35 @@ static int m_tostring(lua_State *L) {
 
 /* ------------------------------------------------ vector var metamethods */
 
-static int vec_index(lua_State *L) {
-  lad_state *S = lad_S(L);
-  lad_vec v;
-  lad_checkvec(L, S, 1, 1, &v);
-  if (lua_type(L, 2) == LUA_TNUMBER) {
-    lua_Integer i;
-    if (!lua_isinteger(L, 2)) {
-      lua_Number x = lua_tonumber(L, 2);
-      if (x != (lua_Number)(lua_Integer)x) { lua_pushnil(L); return 1; }
-      i = (lua_Integer)x;
-    } else {
-      i = lua_tointeger(L, 2);
-    }
-    if (i < 1 || (size_t)i > v.n) { lua_pushnil(L); return 1; }
-    lua_pushlightuserdata(L, lad_handle(v.var + (ad_idx)(i - 1), v.serial));
-    return 1;
+int lad_index(lua_State *L, int idx, size_t n, size_t *i) {
+  lua_Integer k;
+  if (lua_isinteger(L, idx)) {
+    k = lua_tointeger(L, idx);
+  } else {
+    lua_Number x = lua_tonumber(L, idx);
+    if (x != (lua_Number)(lua_Integer)x) return 0;
+    k = (lua_Integer)x;
   }
+  if (k < 1 || (size_t)k > n) return 0;
+  *i = (size_t)(k - 1);
+  return 1;
+}
+
+void lad_method(lua_State *L) {
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "methods");
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
+}
+
+static int vec_index(lua_State *L) {
+  lad_state *S = lad_S(L);
+  lad_vec v;
+  size_t i;
+  lad_checkvec(L, S, 1, 1, &v);
+  if (lua_type(L, 2) != LUA_TNUMBER) lad_method(L);
+  else if (!lad_index(L, 2, v.n, &i)) lua_pushnil(L);
+  else lua_pushlightuserdata(L, lad_handle(v.var + (ad_idx)i, v.serial));
   return 1;
 }
 
@@ -245,10 +264,23 @@ static int vec_slice(lua_State *L) {
   luaL_argcheck(L, j >= i - 1 && j <= (lua_Integer)v.n, 3, "end out of range");
   lad_vec *w = lua_newuserdatauv(L, sizeof *w, 0);
   w->var = v.var + (ad_idx)(i - 1);
-  w->n = (size_t)(j - i + 1);
+  w->n = w->rows = (size_t)(j - i + 1);
+  w->cols = 0;
   w->serial = v.serial;
   luaL_setmetatable(L, LAD_VEC_MT);
   return 1;
+}
+
+/* v:dims(): rows, cols of a matrix var; n of a vector var. */
+static int vec_dims(lua_State *L) {
+  lad_vec *v = luaL_checkudata(L, 1, LAD_VEC_MT);
+  if (!v->cols) {
+    lua_pushinteger(L, (lua_Integer)v->n);
+    return 1;
+  }
+  lua_pushinteger(L, (lua_Integer)v->rows);
+  lua_pushinteger(L, (lua_Integer)v->cols);
+  return 2;
 }
 
 /* --------------------------------------------------- var, vars, value */
@@ -258,7 +290,7 @@ static int l_var(lua_State *L) {
   double x = luaL_checknumber(L, 1);
   ad_idx v;
   int rc = ad_var_new(&S->tape, x, &v);
-  if (rc) return lad_error(L, rc, 0, "var");
+  if (rc) return lad_error(L, rc, 0, "ad.var");
   lad_push(L, S, v);
   return 1;
 }
@@ -266,27 +298,50 @@ static int l_var(lua_State *L) {
 static int l_vars(lua_State *L) {
   lad_state *S = lad_S(L);
   size_t n;
-  double *x = lad_tonumbers(L, 1, 1, "vars", &n);
+  size_t rows, cols;
+  int mat = lad_matshape(L, 1, &rows, &cols);
+  double *x = lad_tonumbers(L, 1, 1, "ad.vars", &n);
   ad_idx v;
   int rc = ad_vars_new(&S->tape, n, x, &v);
-  if (rc) return lad_error(L, rc, 0, "vars");
+  if (rc) return lad_error(L, rc, 0, "ad.vars");
   lad_newvec(L, S, v, n);
+  if (mat) lad_setshape(L, -1, rows, cols);
   return 1;
+}
+
+/* A vector's numbers as a list; a matrix's as a table of rows, t[i][j]. */
+static void push_values(lua_State *L, const double *x, size_t n, size_t rows, size_t cols) {
+  if (!cols) {
+    lad_pushnumbers(L, x, n);
+    return;
+  }
+  lua_createtable(L, (int)rows, 0);
+  for (size_t i = 0; i < rows; i++) {
+    lua_createtable(L, (int)cols, 0);
+    for (size_t j = 0; j < cols; j++) {
+      lua_pushnumber(L, x[i + j * rows]);
+      lua_rawseti(L, -2, (lua_Integer)j + 1);
+    }
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
 }
 
 static int l_value(lua_State *L) {
   lad_state *S = lad_S(L);
   ad_idx v;
   lad_vec *p;
+  lad_const *c;
   luaL_checkany(L, 1);
   if (lua_type(L, 1) == LUA_TNUMBER) {
     lua_settop(L, 1);
+  } else if ((c = lad_testconst(L, 1))) {
+    push_values(L, c->x, c->n, c->rows, c->cols);
   } else if (lad_checkvar(L, S, 1, 1, &v)) {
     lua_pushnumber(L, S->tape.val[v]);
   } else if ((p = lad_testvec(L, 1))) {
     lad_vec w;
     lad_checkvec(L, S, 1, 1, &w);
-    lad_pushnumbers(L, S->tape.val + w.var, w.n);
+    push_values(L, S->tape.val + w.var, w.n, w.rows, w.cols);
   } else if (lua_type(L, 1) == LUA_TTABLE) {
     lua_Integer n = luaL_len(L, 1);
     lua_createtable(L, (int)n, 0);
@@ -296,7 +351,7 @@ static int l_value(lua_State *L) {
         lua_pop(L, 1);
         lua_pushnumber(L, S->tape.val[v]);
       } else if (lua_type(L, -1) != LUA_TNUMBER) {
-        return luaL_error(L, "bad argument #1 to 'value' (element %d is a %s)", (int)i,
+        return luaL_error(L, "bad argument #1 to 'ad.value' (element %d is a %s)", (int)i,
                           luaL_typename(L, -1));
       }
       lua_rawseti(L, -2, i);
@@ -358,6 +413,14 @@ int lad_tovar(lua_State *L, int idx, ad_idx *var, double *value) {
   return 1;
 }
 
+int lad_toconst(lua_State *L, int idx, const double **x, size_t *n) {
+  lad_const *c = lad_testconst(L, idx);
+  if (!c) return 0;
+  *x = c->x;
+  *n = c->n;
+  return 1;
+}
+
 int lad_tovec(lua_State *L, int idx, ad_idx *first, size_t *n) {
   lad_state *S = lad_getstate(L);
   lad_vec *v = S ? lad_testvec(L, idx) : NULL;
@@ -390,6 +453,11 @@ void lad_newvar(lua_State *L, double v, ad_idx *var) {
 }
 
 void lad_begin(lua_State *L) { lad_region_begin(L, lad_getstate(L)); }
+
+int lad_second_order(lua_State *L) {
+  lad_state *S = lad_getstate(L);
+  return S && S->second[S->tape.depth];
+}
 void lad_end(lua_State *L) { lad_region_end(L, lad_getstate(L)); }
 
 int lad_jacobian(lua_State *L, size_t m, const ad_idx *y, size_t n,
@@ -409,15 +477,11 @@ void lad_precomputed(lua_State *L, double value, size_t n, const ad_idx *in,
 /* ----------------------------------------------------------- luaopen */
 
 static const luaL_Reg var_meta[] = {
-  {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div},
-  {"__pow", m_pow}, {"__unm", m_unm}, {"__lt", m_lt}, {"__le", m_le},
-  {"__tostring", m_tostring}, {NULL, NULL}};
+  {"__lt", m_lt}, {"__le", m_le}, {"__tostring", m_tostring}, {NULL, NULL}};
 
 static const luaL_Reg vec_meta[] = {
-  {"__add", m_add}, {"__sub", m_sub}, {"__mul", m_mul}, {"__div", m_div},
-  {"__pow", m_pow}, {"__unm", m_unm}, {"__index", vec_index},
-  {"__newindex", vec_newindex}, {"__len", vec_len}, {"__tostring", vec_tostring},
-  {NULL, NULL}};
+  {"__index", vec_index}, {"__newindex", vec_newindex}, {"__len", vec_len},
+  {"__tostring", vec_tostring}, {NULL, NULL}};
 
 static const luaL_Reg funcs[] = {
   {"var", l_var}, {"vars", l_vars}, {"value", l_value}, {"is_var", l_is_var},
@@ -453,6 +517,8 @@ int luaopen_ad(lua_State *L) {
   /* scalar vars: the metatable of all light userdata */
   luaL_newmetatable(L, LAD_VAR_MT);
   lua_pushvalue(L, st);
+  luaL_setfuncs(L, lad_arith_meta, 1);
+  lua_pushvalue(L, st);
   luaL_setfuncs(L, var_meta, 1);
   set_nodiff(L, st, "__idiv", "//");
   set_nodiff(L, st, "__mod", "%");
@@ -464,18 +530,25 @@ int luaopen_ad(lua_State *L) {
   /* vector vars */
   luaL_newmetatable(L, LAD_VEC_MT);
   lua_pushvalue(L, st);
+  luaL_setfuncs(L, lad_arith_meta, 1);
+  lua_pushvalue(L, st);
   luaL_setfuncs(L, vec_meta, 1);
   lua_newtable(L);
   lua_pushvalue(L, st);
   lua_pushcclosure(L, vec_slice, 1);
   lua_setfield(L, -2, "slice");
+  lua_pushcfunction(L, vec_dims);
+  lua_setfield(L, -2, "dims");
   lua_setfield(L, -2, "methods");
   lua_pop(L, 1);
+  lad_open_const(L, st);
 
   lua_newtable(L);
   lua_pushvalue(L, st);
   luaL_setfuncs(L, funcs, 1);
   lad_open_math(L, st);
+  lad_open_dist(L, st);
+  lad_open_mat(L, st);
   lad_open_drive(L, st);
   lua_remove(L, st);
   return 1;

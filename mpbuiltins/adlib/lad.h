@@ -29,6 +29,10 @@ ad_tape *lad_tape(lua_State *L);
 int lad_tovar(lua_State *L, int idx, ad_idx *var, double *value);
 /* 1 if the value at idx is a live vector var: vars first..first+n-1. */
 int lad_tovec(lua_State *L, int idx, ad_idx *first, size_t *n);
+/* 1 if the value at idx is a constant vector (ad.Const): its n values. */
+int lad_toconst(lua_State *L, int idx, const double **x, size_t *n);
+/* Push an ad.Const holding a copy of x[0..n-1]. */
+void lad_pushconst(lua_State *L, const double *x, size_t n);
 /* Push the handle of an existing var / a vector var (must be live). */
 void lad_pushvar(lua_State *L, ad_idx var);
 void lad_pushvec(lua_State *L, ad_idx first, size_t n);
@@ -39,6 +43,10 @@ void lad_newvar(lua_State *L, double v, ad_idx *var);
 ** lad_begin is released by the matching lad_end, and its vars go stale. */
 void lad_begin(lua_State *L);
 void lad_end(lua_State *L);
+/* 1 while ad.hessian or ad.hvp records its function in the innermost
+** region: what is recorded now needs second partials (the map then
+** precomputes each job's Hessians, ad_precomputed2). */
+int lad_second_order(lua_State *L);
 /* J[i*n + j] = d y[i] / d in[j] over the innermost region. 0 or AD_E*. */
 int lad_jacobian(lua_State *L, size_t m, const ad_idx *y, size_t n,
                  const ad_idx *in, double *J);

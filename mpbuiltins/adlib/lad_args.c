@@ -18,6 +18,13 @@ static double *newbuf(lua_State *L, size_t n) {
 
 double *lad_tonumbers(lua_State *L, int idx, int arg, const char *fname, size_t *n) {
   idx = lua_absindex(L, idx);
+  lad_const *c = lad_testconst(L, idx);
+  if (c) {
+    double *b = newbuf(L, c->n);
+    if (c->n) memcpy(b, c->x, c->n * sizeof(double));
+    *n = c->n;
+    return b;
+  }
   mpb_array *a = mpb_array_test(L, idx);
   if (a) {
     double *b = newbuf(L, (size_t)a->n);
@@ -26,7 +33,8 @@ double *lad_tonumbers(lua_State *L, int idx, int arg, const char *fname, size_t 
     return b;
   }
   if (lua_type(L, idx) != LUA_TTABLE) {
-    luaL_typeerror(L, arg, "table of numbers or typed array");
+    luaL_error(L, "bad argument #%d to '%s' (table of numbers or typed array expected, got %s)",
+               arg, fname, luaL_typename(L, idx));
     return NULL;
   }
   lua_Integer len = luaL_len(L, idx);
@@ -48,6 +56,7 @@ ad_arg lad_toarg(lua_State *L, lad_state *S, int idx, int arg, const char *fname
                  int *owner) {
   ad_idx v;
   lad_vec *pv;
+  lad_const *c;
   mpb_array *a;
   idx = lua_absindex(L, idx);
   *owner = 0;
@@ -62,6 +71,10 @@ ad_arg lad_toarg(lua_State *L, lad_state *S, int idx, int arg, const char *fname
         lad_vec w;
         lad_checkvec(L, S, idx, arg, &w);
         return ad_arg_var(w.var, w.n);
+      }
+      if ((c = lad_testconst(L, idx))) { /* borrowed: no copy */
+        *owner = idx;
+        return ad_arg_const(c->x, c->n);
       }
       if ((a = mpb_array_test(L, idx))) {
         if (a->dtype == MPB_F64) { /* borrowed: no copy */

@@ -34,9 +34,10 @@ typedef struct session {
 } session;
 
 /* Stack effect: pushes [inputs buffer, guard, Vec, result]. f at fidx is
-** called with the Vec and the values at stack indices a0..a1 (a1 < a0: none). */
-static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
-                const char *fname) {
+** called with the Vec and the values at stack indices a0..a1 (a1 < a0: none).
+** With second, the region is marked as recording for a Hessian. */
+static void run2(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
+                 const char *fname, int second) {
   lad_state *S = s->S = lad_S(L);
   luaL_checktype(L, fidx, LUA_TFUNCTION);
   s->array_theta = mpb_array_test(L, tidx) != NULL;
@@ -50,6 +51,7 @@ static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
   lua_toclose(L, s->guard_idx);
   lad_region_begin(L, S);
   g->depth = S->tape.depth;
+  S->second[S->tape.depth] = (uint8_t)second;
   ad_idx first;
   int rc = ad_vars_new(&S->tape, s->n, x, &first);
   if (rc) lad_error(L, rc, 0, fname);
@@ -63,6 +65,11 @@ static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
   for (int i = a0; i <= a1; i++) lua_pushvalue(L, i);
   lua_call(L, 1 + nextra, 1);
   s->result = lua_gettop(L);
+}
+
+static void run(lua_State *L, session *s, int fidx, int tidx, int a0, int a1,
+                const char *fname) {
+  run2(L, s, fidx, tidx, a0, a1, fname, 0);
 }
 
 static void finish(lua_State *L, session *s) {
@@ -158,10 +165,10 @@ static void check(lua_State *L, int rc, const char *fname) {
 static int l_grad(lua_State *L) {
   session s;
   int top = lua_gettop(L);
-  run(L, &s, 1, 2, 3, top, "grad");
-  ad_idx y = scalar_result(L, &s, "grad");
+  run(L, &s, 1, 2, 3, top, "ad.grad");
+  ad_idx y = scalar_result(L, &s, "ad.grad");
   double *g = newbuf(L, s.n), v = s.S->tape.val[y];
-  check(L, ad_grad(&s.S->tape, y, s.n, s.in, g), "grad");
+  check(L, ad_grad(&s.S->tape, y, s.n, s.in, g), "ad.grad");
   finish(L, &s);
   lua_pushnumber(L, v);
   push_vec(L, &s, g, s.n);
@@ -172,11 +179,11 @@ static int l_jacobian(lua_State *L) {
   session s;
   size_t m;
   int scalar, top = lua_gettop(L);
-  run(L, &s, 1, 2, 3, top, "jacobian");
-  ad_idx *y = vector_result(L, &s, &m, &scalar, "jacobian");
+  run(L, &s, 1, 2, 3, top, "ad.jacobian");
+  ad_idx *y = vector_result(L, &s, &m, &scalar, "ad.jacobian");
   double *J = newbuf(L, m * s.n), *v = newbuf(L, m);
   for (size_t i = 0; i < m; i++) v[i] = s.S->tape.val[y[i]];
-  check(L, ad_jacobian(&s.S->tape, m, y, s.n, s.in, J), "jacobian");
+  check(L, ad_jacobian(&s.S->tape, m, y, s.n, s.in, J), "ad.jacobian");
   finish(L, &s);
   lad_pushnumbers(L, v, m);
   push_rows(L, J, m, s.n);
@@ -186,10 +193,10 @@ static int l_jacobian(lua_State *L) {
 static int l_hessian(lua_State *L) {
   session s;
   int top = lua_gettop(L);
-  run(L, &s, 1, 2, 3, top, "hessian");
-  ad_idx y = scalar_result(L, &s, "hessian");
+  run2(L, &s, 1, 2, 3, top, "ad.hessian", 1);
+  ad_idx y = scalar_result(L, &s, "ad.hessian");
   double *g = newbuf(L, s.n), *H = newbuf(L, s.n * s.n), v = s.S->tape.val[y];
-  check(L, ad_hessian(&s.S->tape, y, s.n, s.in, g, H), "hessian");
+  check(L, ad_hessian(&s.S->tape, y, s.n, s.in, g, H), "ad.hessian");
   finish(L, &s);
   lua_pushnumber(L, v);
   push_vec(L, &s, g, s.n);
@@ -224,12 +231,12 @@ static int l_jvp(lua_State *L) {
   size_t m;
   int scalar, top = lua_gettop(L);
   luaL_checkany(L, 3);
-  run(L, &s, 1, 2, 4, top, "jvp");
-  double *dir = direction(L, 3, s.n, "jvp");
-  ad_idx *y = vector_result(L, &s, &m, &scalar, "jvp");
+  run(L, &s, 1, 2, 4, top, "ad.jvp");
+  double *dir = direction(L, 3, s.n, "ad.jvp");
+  ad_idx *y = vector_result(L, &s, &m, &scalar, "ad.jvp");
   double *jv = newbuf(L, m), *v = newbuf(L, m);
   for (size_t i = 0; i < m; i++) v[i] = s.S->tape.val[y[i]];
-  check(L, ad_jvp(&s.S->tape, m, y, s.n, s.in, dir, jv), "jvp");
+  check(L, ad_jvp(&s.S->tape, m, y, s.n, s.in, dir, jv), "ad.jvp");
   finish(L, &s);
   push_out(L, scalar, v, m);
   push_out(L, scalar, jv, m);
@@ -241,12 +248,12 @@ static int l_vjp(lua_State *L) {
   size_t m;
   int scalar, top = lua_gettop(L);
   luaL_checkany(L, 3);
-  run(L, &s, 1, 2, 4, top, "vjp");
-  ad_idx *y = vector_result(L, &s, &m, &scalar, "vjp");
-  double *u = direction(L, 3, m, "vjp");
+  run(L, &s, 1, 2, 4, top, "ad.vjp");
+  ad_idx *y = vector_result(L, &s, &m, &scalar, "ad.vjp");
+  double *u = direction(L, 3, m, "ad.vjp");
   double *g = newbuf(L, s.n), *v = newbuf(L, m);
   for (size_t i = 0; i < m; i++) v[i] = s.S->tape.val[y[i]];
-  check(L, ad_vjp(&s.S->tape, m, y, u, s.n, s.in, g), "vjp");
+  check(L, ad_vjp(&s.S->tape, m, y, u, s.n, s.in, g), "ad.vjp");
   finish(L, &s);
   push_out(L, scalar, v, m);
   push_vec(L, &s, g, s.n);
@@ -257,11 +264,11 @@ static int l_hvp(lua_State *L) {
   session s;
   int top = lua_gettop(L);
   luaL_checkany(L, 3);
-  run(L, &s, 1, 2, 4, top, "hvp");
-  double *dir = direction(L, 3, s.n, "hvp");
-  ad_idx y = scalar_result(L, &s, "hvp");
+  run2(L, &s, 1, 2, 4, top, "ad.hvp", 1);
+  double *dir = direction(L, 3, s.n, "ad.hvp");
+  ad_idx y = scalar_result(L, &s, "ad.hvp");
   double *g = newbuf(L, s.n), *hv = newbuf(L, s.n), v = s.S->tape.val[y];
-  check(L, ad_hvp(&s.S->tape, y, s.n, s.in, 1, dir, g, hv), "hvp");
+  check(L, ad_hvp(&s.S->tape, y, s.n, s.in, 1, dir, g, hv), "ad.hvp");
   finish(L, &s);
   lua_pushnumber(L, v);
   push_vec(L, &s, g, s.n);
@@ -285,8 +292,8 @@ static double eval_at(lua_State *L, int fidx, const double *x, size_t n) {
 
 static int l_value_of(lua_State *L) {
   session s;
-  run(L, &s, 1, 2, 3, 2, "check_grad");
-  ad_idx y = scalar_result(L, &s, "check_grad");
+  run(L, &s, 1, 2, 3, 2, "ad.check_grad");
+  ad_idx y = scalar_result(L, &s, "ad.check_grad");
   double v = s.S->tape.val[y];
   finish(L, &s);
   lua_pushnumber(L, v);
@@ -313,8 +320,8 @@ static int l_check_grad(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_call(L, 2, 2); /* 4: value, 5: gradient */
   size_t n;
-  double *x = lad_tonumbers(L, 2, 2, "check_grad", &n); /* 6 */
-  double *g = lad_tonumbers(L, 5, 2, "check_grad", &n); /* 7 */
+  double *x = lad_tonumbers(L, 2, 2, "ad.check_grad", &n); /* 6 */
+  double *g = lad_tonumbers(L, 5, 2, "ad.check_grad", &n); /* 7 */
   double *fd = newbuf(L, 3 * n), *ae = fd + n, *re = fd + 2 * n;
   static const double w[3] = {45, -9, 1};
   double maxa = 0, maxr = 0;

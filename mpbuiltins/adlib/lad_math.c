@@ -1,13 +1,13 @@
-/* ad's math: elementwise functions (numbers, vars, vectors), reductions,
-** matrix-vector product and log densities, each one tape node per call. */
+/* ad's math: elementwise functions (numbers, vars, vectors, matrices) and
+** reductions, each one tape node per call. Densities are in lad_dist.c,
+** matrix functions in lad_mat.c. */
 #include <string.h>
 #include "adlib/lad_internal.h"
-#include "array/array.h"
 
 /* ------------------------------------------------------------- errors */
 
 /* "bad argument #k to 'f' (length 3 does not match 4)" for AD_ESIZE. */
-static int size_error(lua_State *L, const ad_arg *args, int nargs, int first_arg,
+int lad_size_error(lua_State *L, const ad_arg *args, int nargs, int first_arg,
                       const char *fname) {
   size_t n = 1;
   int k;
@@ -22,6 +22,17 @@ static int size_error(lua_State *L, const ad_arg *args, int nargs, int first_arg
 
 /* --------------------------------------------------------- elementwise */
 
+/* The shape of a vector result: that of the first matrix-shaped argument
+** among idx[0..k-1] with n elements (or none). */
+static void shape_from(lua_State *L, const int *idx, int k, size_t n) {
+  size_t r, c;
+  for (int i = 0; i < k; i++)
+    if (lad_matshape(L, idx[i], &r, &c) && r * c == n) {
+      lad_setshape(L, -1, r, c);
+      return;
+    }
+}
+
 int lad_unary_any(lua_State *L, lad_state *S, int op, int idx, const char *fname) {
   ad_idx v, y;
   double d;
@@ -35,17 +46,16 @@ int lad_unary_any(lua_State *L, lad_state *S, int op, int idx, const char *fname
     lua_pushlightuserdata(L, lad_handle(y, S->tape.reg[S->tape.depth].serial));
     return 1;
   }
+  idx = lua_absindex(L, idx);
   ad_arg a = lad_toarg(L, S, idx, 1, fname, &owner);
   if (!ad_arg_isvar(&a)) {
-    lua_createtable(L, (int)a.n, 0);
-    for (size_t i = 0; i < a.n; i++) {
-      lua_pushnumber(L, ad_unary_eval(op, a.c ? a.c[i] : a.cval, &d));
-      lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    return 1;
+    double *r = lad_newconst(L, a.n);
+    for (size_t i = 0; i < a.n; i++) r[i] = ad_unary_eval(op, a.c ? a.c[i] : a.cval, &d);
+  } else {
+    if ((rc = ad_vec_unary(&S->tape, op, a, &y))) return lad_error(L, rc, 1, fname);
+    lad_newvec(L, S, y, a.n);
   }
-  if ((rc = ad_vec_unary(&S->tape, op, a, &y))) return lad_error(L, rc, 1, fname);
-  lad_newvec(L, S, y, a.n);
+  shape_from(L, &idx, 1, a.n);
   return 1;
 }
 
@@ -71,43 +81,44 @@ int lad_binary_any(lua_State *L, lad_state *S, int op, int ia, int ib, const cha
     return 1;
   }
   ad_arg args[2];
+  int ab[2] = {lua_absindex(L, ia), lua_absindex(L, ib)};
   args[0] = lad_toarg(L, S, ia, 1, fname, &oa);
   args[1] = lad_toarg(L, S, ib, 2, fname, &ob);
   size_t n;
-  if (ad_args_length(2, args, &n, NULL)) return size_error(L, args, 2, 1, fname);
+  if (ad_args_length(2, args, &n, NULL)) return lad_size_error(L, args, 2, 1, fname);
   if (!ad_arg_isvar(&args[0]) && !ad_arg_isvar(&args[1])) {
-    lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < n; i++) {
-      lua_pushnumber(L, ad_binary_eval(op, ad_arg_at(&S->tape, &args[0], i),
-                                       ad_arg_at(&S->tape, &args[1], i), &pa, &pb));
-      lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    return 1;
+    double *r = lad_newconst(L, n);
+    for (size_t i = 0; i < n; i++)
+      r[i] = ad_binary_eval(op, ad_arg_at(&S->tape, &args[0], i),
+                            ad_arg_at(&S->tape, &args[1], i), &pa, &pb);
+  } else {
+    if ((rc = ad_vec_binary(&S->tape, op, args[0], args[1], &y, &n)))
+      return lad_error(L, rc, 0, fname);
+    lad_anchor(L, S, oa);
+    lad_anchor(L, S, ob);
+    lad_newvec(L, S, y, n);
   }
-  if ((rc = ad_vec_binary(&S->tape, op, args[0], args[1], &y, &n)))
-    return lad_error(L, rc, 0, fname);
-  lad_anchor(L, S, oa);
-  lad_anchor(L, S, ob);
-  lad_newvec(L, S, y, n);
+  shape_from(L, ab, 2, n);
   return 1;
 }
 
+/* Upvalues: 1 the state, 2 the op, 3 the function's full name ("ad.exp"). */
 static int f_unary(lua_State *L) {
   int op = (int)lua_tointeger(L, lua_upvalueindex(2));
   luaL_checkany(L, 1);
-  return lad_unary_any(L, lad_S(L), op, 1, ad_op_name(op));
+  return lad_unary_any(L, lad_S(L), op, 1, lua_tostring(L, lua_upvalueindex(3)));
 }
 
 static int f_binary(lua_State *L) {
   int op = (int)lua_tointeger(L, lua_upvalueindex(2));
   luaL_checkany(L, 1);
   luaL_checkany(L, 2);
-  return lad_binary_any(L, lad_S(L), op, 1, 2, ad_op_name(op));
+  return lad_binary_any(L, lad_S(L), op, 1, 2, lua_tostring(L, lua_upvalueindex(3)));
 }
 
 /* ---------------------------------------------------------- reductions */
 
-static void push_result(lua_State *L, lad_state *S, double value, ad_idx y) {
+void lad_push_result(lua_State *L, lad_state *S, double value, ad_idx y) {
   if (y == AD_NOVAR) lua_pushnumber(L, value);
   else lad_push(L, S, y);
 }
@@ -118,9 +129,9 @@ static int l_sum(lua_State *L) {
   ad_idx y;
   double v;
   luaL_checkany(L, 1);
-  ad_arg a = lad_toarg(L, S, 1, 1, "sum", &owner);
-  if ((rc = ad_sum(&S->tape, a, &v, &y))) return lad_error(L, rc, 1, "sum");
-  push_result(L, S, v, y);
+  ad_arg a = lad_toarg(L, S, 1, 1, "ad.sum", &owner);
+  if ((rc = ad_sum(&S->tape, a, &v, &y))) return lad_error(L, rc, 1, "ad.sum");
+  lad_push_result(L, S, v, y);
   return 1;
 }
 
@@ -131,10 +142,10 @@ static int l_log_sum_exp(lua_State *L) {
   double v;
   luaL_checkany(L, 1);
   if (!lua_isnoneornil(L, 2))
-    return lad_binary_any(L, S, AD_OP_LOG_SUM_EXP2, 1, 2, "log_sum_exp");
-  ad_arg a = lad_toarg(L, S, 1, 1, "log_sum_exp", &owner);
-  if ((rc = ad_log_sum_exp(&S->tape, a, &v, &y))) return lad_error(L, rc, 1, "log_sum_exp");
-  push_result(L, S, v, y);
+    return lad_binary_any(L, S, AD_OP_LOG_SUM_EXP2, 1, 2, "ad.log_sum_exp");
+  ad_arg a = lad_toarg(L, S, 1, 1, "ad.log_sum_exp", &owner);
+  if ((rc = ad_log_sum_exp(&S->tape, a, &v, &y))) return lad_error(L, rc, 1, "ad.log_sum_exp");
+  lad_push_result(L, S, v, y);
   return 1;
 }
 
@@ -146,108 +157,26 @@ static int l_dot(lua_State *L) {
   luaL_checkany(L, 1);
   luaL_checkany(L, 2);
   ad_arg args[2];
-  args[0] = lad_toarg(L, S, 1, 1, "dot", &oa);
-  args[1] = lad_toarg(L, S, 2, 2, "dot", &ob);
+  args[0] = lad_toarg(L, S, 1, 1, "ad.dot", &oa);
+  args[1] = lad_toarg(L, S, 2, 2, "ad.dot", &ob);
   if (args[0].n != args[1].n)
-    return luaL_error(L, "bad argument #2 to 'dot' (length %d does not match %d)",
+    return luaL_error(L, "bad argument #2 to 'ad.dot' (length %d does not match %d)",
                       (int)args[1].n, (int)args[0].n);
-  if ((rc = ad_dot(&S->tape, args[0], args[1], &v, &y))) return lad_error(L, rc, 0, "dot");
+  if ((rc = ad_dot(&S->tape, args[0], args[1], &v, &y))) return lad_error(L, rc, 0, "ad.dot");
   if (y != AD_NOVAR) {
     lad_anchor(L, S, oa);
     lad_anchor(L, S, ob);
   }
-  push_result(L, S, v, y);
+  lad_push_result(L, S, v, y);
   return 1;
 }
 
-/* matvec(A, x): A an m-by-n f64 typed array (borrowed) or a table of m rows
-** (copied, column-major); x a vector of length n. */
-static int l_matvec(lua_State *L) {
-  lad_state *S = lad_S(L);
-  int ox, owner = 0, rc;
-  size_t m, n;
-  const double *A;
-  mpb_array *a = mpb_array_test(L, 1);
-  if (a && a->ndim == 2 && a->dtype == MPB_F64) {
-    m = (size_t)a->dims[0];
-    n = (size_t)a->dims[1];
-    A = a->data;
-    owner = 1;
-  } else {
-    luaL_argexpected(L, lua_type(L, 1) == LUA_TTABLE, 1, "table of rows or 2-d f64 array");
-    m = (size_t)luaL_len(L, 1);
-    n = 0;
-    if (m > 0) {
-      lua_geti(L, 1, 1);
-      n = lua_type(L, -1) == LUA_TTABLE ? (size_t)luaL_len(L, -1) : 0;
-      lua_pop(L, 1);
-    }
-    double *buf = lua_newuserdatauv(L, (m * n > 0 ? m * n : 1) * sizeof(double), 0);
-    for (size_t i = 0; i < m; i++) {
-      if (lua_geti(L, 1, (lua_Integer)i + 1) != LUA_TTABLE || (size_t)luaL_len(L, -1) != n)
-        return luaL_error(L, "bad argument #1 to 'matvec' (row %d is not a table of length %d)",
-                          (int)i + 1, (int)n);
-      for (size_t j = 0; j < n; j++) {
-        int isnum;
-        lua_geti(L, -1, (lua_Integer)j + 1);
-        buf[i + j * m] = lua_tonumberx(L, -1, &isnum);
-        if (!isnum)
-          return luaL_error(L, "bad argument #1 to 'matvec' (element [%d][%d] is a %s)",
-                            (int)i + 1, (int)j + 1, luaL_typename(L, -1));
-        lua_pop(L, 1);
-      }
-      lua_pop(L, 1);
-    }
-    A = buf;
-    owner = buf ? lua_gettop(L) : 0;
-  }
-  ad_arg x = lad_toarg(L, S, 2, 2, "matvec", &ox);
-  if (x.n != n)
-    return luaL_error(L, "bad argument #2 to 'matvec' (length %d does not match %d)",
-                      (int)x.n, (int)n);
-  if (!ad_arg_isvar(&x)) {
-    lua_createtable(L, (int)m, 0);
-    for (size_t i = 0; i < m; i++) {
-      double s = 0;
-      for (size_t j = 0; j < n; j++) s += A[i + j * m] * ad_arg_at(&S->tape, &x, j);
-      lua_pushnumber(L, s);
-      lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    return 1;
-  }
-  ad_idx y;
-  if ((rc = ad_matvec(&S->tape, m, n, A, x, &y))) return lad_error(L, rc, 0, "matvec");
-  (void)owner; /* partials are copied into the tape: A need not be anchored */
-  lad_newvec(L, S, y, m);
-  return 1;
-}
-
-/* ------------------------------------------------------- log densities */
-
-static int f_dist(lua_State *L) {
-  lad_state *S = lad_S(L);
-  int dist = (int)lua_tointeger(L, lua_upvalueindex(2));
-  int nargs = ad_dist_nargs(dist), owner[4], rc;
-  const char *fname = ad_dist_name(dist);
-  ad_arg args[4];
-  for (int k = 0; k < nargs; k++) {
-    luaL_checkany(L, k + 1);
-  }
-  lua_settop(L, nargs);
-  for (int k = 0; k < nargs; k++) args[k] = lad_toarg(L, S, k + 1, k + 1, fname, &owner[k]);
-  double v;
-  ad_idx y;
-  size_t bad = 0;
-  rc = ad_dist(&S->tape, dist, args, &v, &y, &bad);
-  if (rc == AD_ESIZE) return size_error(L, args, nargs, 1, fname);
-  if (rc == AD_EARG)
-    return luaL_error(L, "bad argument #%d to '%s' (counts are data: numbers, not vars)",
-                      (int)bad + 1, fname);
-  if (rc) return lad_error(L, rc, 0, fname);
-  if (y != AD_NOVAR)
-    for (int k = 0; k < nargs; k++) lad_anchor(L, S, owner[k]);
-  push_result(L, S, v, y);
-  return 1;
+/* Push a closure of f with upvalues: the state, an integer code, "ad.<name>". */
+void lad_push_coded(lua_State *L, int st, lua_CFunction f, int code, const char *name) {
+  lua_pushvalue(L, st);
+  lua_pushinteger(L, code);
+  lua_pushfstring(L, "ad.%s", name);
+  lua_pushcclosure(L, f, 3);
 }
 
 void lad_open_math(lua_State *L, int st) {
@@ -257,27 +186,18 @@ void lad_open_math(lua_State *L, int st) {
 #undef AD_X_
   };
   for (size_t i = 0; i < sizeof un / sizeof un[0]; i++) {
-    lua_pushvalue(L, st);
-    lua_pushinteger(L, un[i].op);
-    lua_pushcclosure(L, f_unary, 2);
+    lad_push_coded(L, st, f_unary, un[i].op, un[i].name);
     lua_setfield(L, -2, un[i].name);
   }
   static const struct { const char *name; int op; } bin[] = {
     {"add", AD_OP_ADD}, {"sub", AD_OP_SUB}, {"mul", AD_OP_MUL}, {"div", AD_OP_DIV},
-    {"pow", AD_OP_POW}, {"fmin", AD_OP_FMIN}, {"fmax", AD_OP_FMAX}};
+    {"pow", AD_OP_POW}, {"fmin", AD_OP_FMIN}, {"fmax", AD_OP_FMAX},
+    {"log_diff_exp", AD_OP_LOG_DIFF_EXP}};
   for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++) {
-    lua_pushvalue(L, st);
-    lua_pushinteger(L, bin[i].op);
-    lua_pushcclosure(L, f_binary, 2);
+    lad_push_coded(L, st, f_binary, bin[i].op, bin[i].name);
     lua_setfield(L, -2, bin[i].name);
   }
-  for (int d = 0; d < AD_DIST_COUNT_; d++) {
-    lua_pushvalue(L, st);
-    lua_pushinteger(L, d);
-    lua_pushcclosure(L, f_dist, 2);
-    lua_setfield(L, -2, ad_dist_name(d));
-  }
-  static const luaL_Reg fs[] = {{"sum", l_sum}, {"dot", l_dot}, {"matvec", l_matvec},
+  static const luaL_Reg fs[] = {{"sum", l_sum}, {"dot", l_dot},
                                 {"log_sum_exp", l_log_sum_exp}, {NULL, NULL}};
   lua_pushvalue(L, st);
   luaL_setfuncs(L, fs, 1);

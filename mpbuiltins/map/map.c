@@ -10,32 +10,24 @@
 ** the command, each rank's theta block in one message; each rank evaluates
 ** its block (map_eval.c) and sends its records back; rank 0 turns them into
 ** plain vectors, or, when a parameter is an ad var, into one precomputed
-** node per output on its tape. Handles collected on rank 0 are freed on the
-** other ranks with the next map task.
+** node per output on its tape (map_call.c has the call and its task, and the
+** second-order and forward modes). Handles collected on rank 0 are freed on
+** the other ranks with the next map task. This file: handles, their setup,
+** the bookkeeping of freed ids, mp.map_rect and mp.map.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "ad_scalar.h"
 #include "array/array.h"
-#include "adlib/lad.h"
 #include "map/map_int.h"
 #include "wire/wire.h"
 
-#define MAPPER_MT "mp.Mapper"
-static const char MAPS_KEY[] = "mp.maps";       /* id -> entry, every rank */
 static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
-static const char CALL_KEY[] = "mp.maps.call";  /* rank 0: the call in progress */
+#define MAPS_KEY MPB_MAP_MAPS_KEY
+#define CALL_KEY MPB_MAP_CALL_KEY
+typedef mpb_mapper mapper;
 
-typedef struct mapper {
-  lua_Integer id;
-  int64_t njobs;     /* -1 until the first call of a mapper without data */
-  int check;         /* opts.check_data: uservalues 1, 2 hold x_r, x_i, 4, 5 copies */
-  int freed;         /* uservalue 3: each job's output length, once known */
-} mapper;
-
-
-static void push_registry_table(lua_State *L, const char *key) {
+void mpb_map_registry(lua_State *L, const char *key) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, key) != LUA_TTABLE) {
     lua_pop(L, 1);
     lua_newtable(L);
@@ -48,8 +40,8 @@ static void push_registry_table(lua_State *L, const char *key) {
 ** (or nil). They leave the list only once a task that carried them has
 ** succeeded (forget_dead): a task that failed may not have reached every
 ** rank, and freeing an id twice is harmless. */
-static void push_dead(lua_State *L) {
-  push_registry_table(L, DEAD_KEY);
+void mpb_map_push_dead(lua_State *L) {
+  mpb_map_registry(L, DEAD_KEY);
   lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   if (n == 0) {
     lua_pop(L, 1);
@@ -65,7 +57,7 @@ static void push_dead(lua_State *L) {
 }
 
 static void unbury(lua_State *L, lua_Integer id);
-static void forget_dead(lua_State *L, int idx) {
+void mpb_map_forget_dead(lua_State *L, int idx) {
   if (!lua_istable(L, idx)) return;
   lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
   for (lua_Integer i = 1; i <= n; i++) {
@@ -83,7 +75,7 @@ static int guard_close(lua_State *L) {
   return 0;
 }
 
-static void push_guard(lua_State *L) {
+void mpb_map_guard(lua_State *L) {
   lua_newuserdatauv(L, 1, 0);
   if (luaL_newmetatable(L, "mp.MapGuard")) {
     lua_pushcfunction(L, guard_close);
@@ -94,14 +86,14 @@ static void push_guard(lua_State *L) {
 }
 
 static void bury(lua_State *L, lua_Integer id) {
-  push_registry_table(L, DEAD_KEY);
+  mpb_map_registry(L, DEAD_KEY);
   lua_pushinteger(L, id);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
   lua_pop(L, 1);
 }
 
 static void unbury(lua_State *L, lua_Integer id) {
-  push_registry_table(L, DEAD_KEY);
+  mpb_map_registry(L, DEAD_KEY);
   lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, -1, i);
@@ -119,9 +111,9 @@ static void unbury(lua_State *L, lua_Integer id) {
 }
 
 /* Every rank: forget the entries listed in the table at idx. */
-static void free_dead(lua_State *L, int idx) {
+void mpb_map_free_dead(lua_State *L, int idx) {
   if (!lua_istable(L, idx)) return;
-  push_registry_table(L, MAPS_KEY);
+  mpb_map_registry(L, MAPS_KEY);
   lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, idx, i);
@@ -131,7 +123,7 @@ static void free_dead(lua_State *L, int idx) {
   lua_pop(L, 1);
 }
 
-static void send_values(lua_State *L, mpb_state *st, int dst, int first, int n) {
+void mpb_map_send(lua_State *L, mpb_state *st, int dst, int first, int n) {
   mpb_wbuf *b = mpb_encode_msg(L, first, n, "mapper", 0, sizeof(mpb_uhdr));
   mpb_user_send(L, st, dst, MPB_CH_MAP, b, 1);
   lua_pop(L, 1);
@@ -157,7 +149,7 @@ static int map_setup(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_Integer id = luaL_checkinteger(L, 1);
   int64_t n = luaL_checkinteger(L, 2);
-  free_dead(L, 3);
+  mpb_map_free_dead(L, 3);
   if (st->rank == 0) {
     if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TTABLE) /* {f, xr, xi} */
       return luaL_error(L, "mp._map_setup is mp.mapper's own task");
@@ -175,7 +167,7 @@ static int map_setup(lua_State *L) {
         push_slice(L, top + 3, lo, hi);
         lua_replace(L, top + 3);
       }
-      send_values(L, st, r, top + 1, lua_gettop(L) - top);
+      mpb_map_send(L, st, r, top + 1, lua_gettop(L) - top);
       lua_settop(L, top);
     }
   }
@@ -195,7 +187,7 @@ static int map_setup(lua_State *L) {
   lua_setfield(L, -2, "lo");
   lua_newtable(L);
   lua_setfield(L, -2, "nout");
-  push_registry_table(L, MAPS_KEY);
+  mpb_map_registry(L, MAPS_KEY);
   lua_pushvalue(L, -2);
   lua_rawseti(L, -2, id);
   return 0;
@@ -252,7 +244,7 @@ static int mapper_new(lua_State *L) {
   }
   lua_newtable(L);
   lua_setiuservalue(L, 5, 3);
-  push_guard(L);
+  mpb_map_guard(L);
   lua_createtable(L, 3, 0);
   for (int i = 1; i <= 3; i++) {
     lua_pushvalue(L, i);
@@ -260,7 +252,7 @@ static int mapper_new(lua_State *L) {
   }
   lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
   m->id = next_id(L);
-  push_dead(L); /* kept below the task's arguments */
+  mpb_map_push_dead(L); /* kept below the task's arguments */
   int dead = lua_gettop(L);
   lua_pushcfunction(L, map_setup); /* shipped by name (mp._map_setup) */
   lua_pushinteger(L, m->id);
@@ -269,10 +261,10 @@ static int mapper_new(lua_State *L) {
   bury(L, m->id); /* until the task succeeds: a failed setup leaves debris */
   mpb_task_run(L, st, MPB_TASK_CALL, 4, "mapper");
   lua_settop(L, dead);
-  forget_dead(L, dead);
+  mpb_map_forget_dead(L, dead);
   unbury(L, m->id); /* made it: not debris after all */
   lua_pushvalue(L, 5);
-  luaL_setmetatable(L, MAPPER_MT);
+  luaL_setmetatable(L, MPB_MAPPER_MT);
   return 1;
 }
 
@@ -297,197 +289,29 @@ mpb_array *mpb_map_array(lua_State *L, int idx, int dtype, int r) {
   return a;
 }
 
-/* mp._map_run(id, njobs, grad, phi, pmask, dead): the task of a call. */
-static int map_run(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  lua_Integer id = luaL_checkinteger(L, 1);
-  int64_t n = luaL_checkinteger(L, 2);
-  mpb_map_in in;
-  memset(&in, 0, sizeof in);
-  in.grad = lua_toboolean(L, 3);
-  mpb_array *phi = mpb_array_test(L, 4), *pmask = mpb_array_test(L, 5);
-  in.has_phi = phi != NULL;
-  in.phi = phi ? phi->data : NULL;
-  in.np = phi ? (size_t)phi->n : 0;
-  if (in.grad && phi && (!pmask || pmask->dtype != MPB_U8 || pmask->n != phi->n))
-    return luaL_error(L, "mp.mapper: [rank %d/%d] malformed call", st->rank, st->size);
-  in.pmask = pmask ? pmask->data : NULL;
-  free_dead(L, 6);
-  push_registry_table(L, MAPS_KEY);
-  if (lua_rawgeti(L, -1, id) != LUA_TTABLE)
-    return luaL_error(L, "mp.mapper: [rank %d/%d] mapper %I is unknown here", st->rank,
-                      st->size, (LUAI_UACINT)id);
-  int entry = lua_gettop(L);
-  int64_t lo, hi;
-  mpb_map_block(n, st->size, st->rank, &lo, &hi);
-  if (st->rank != 0) {
-    if (lo > hi) return 0;
-    int64_t cnt = hi - lo + 1;
-    int top = lua_gettop(L);
-    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, 0, "mapper"), "mapper");
-    mpb_array *a = mpb_map_array(L, top + 1, MPB_F64, 0);
-    int64_t *toff = mpb_map_buf(L, (size_t)(cnt + 1) * sizeof(int64_t));
-    const double *d = a->data;
-    toff[0] = 0;
-    int ok = a->n >= cnt;
-    for (int64_t k = 0; k < cnt && ok; k++) { /* lengths from the wire: range first */
-      ok = d[k] >= 0 && d[k] <= (double)(a->n - cnt) && d[k] == (double)(int64_t)d[k];
-      if (ok) toff[k + 1] = toff[k] + (int64_t)d[k];
-      ok = ok && toff[k + 1] <= a->n - cnt;
-    }
-    if (!ok || toff[cnt] != a->n - cnt)
-      return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
-    if (in.grad) {
-      mpb_array *mk = mpb_map_array(L, top + 2, MPB_U8, 0);
-      if (mk->n != toff[cnt])
-        return luaL_error(L, "mp.mapper: [rank %d/%d] malformed parameters", st->rank, st->size);
-      in.tmask = mk->data;
-    }
-    in.theta = d + cnt;
-    in.toff = toff;
-    mpb_map_eval(L, entry, lo, hi, &in);
-    send_values(L, st, 0, lua_gettop(L), 1);
-    return 0;
-  }
-  if (lua_getfield(L, LUA_REGISTRYINDEX, CALL_KEY) != LUA_TLIGHTUSERDATA)
-    return luaL_error(L, "mp._map_run is mp.mapper's own task");
-  mpb_map_call *c = lua_touserdata(L, -1);
-  for (int r = 1; r < st->size; r++) { /* scatter: each rank its thetas */
-    int64_t rlo, rhi;
-    mpb_map_block(n, st->size, r, &rlo, &rhi);
-    if (rlo > rhi) continue;
-    int64_t cnt = rhi - rlo + 1, t0 = c->toff[rlo - 1], nt = c->toff[rhi] - t0;
-    int top = lua_gettop(L);
-    double *d = mpb_map_vec(L, MPB_F64, NULL, cnt + nt)->data;
-    for (int64_t k = 0; k < cnt; k++) d[k] = (double)(c->toff[rlo + k] - c->toff[rlo + k - 1]);
-    memcpy(d + cnt, c->tv + t0, (size_t)nt * sizeof(double));
-    if (c->grad) mpb_map_vec(L, MPB_U8, c->tmask + t0, nt);
-    send_values(L, st, r, top + 1, lua_gettop(L) - top);
-    lua_settop(L, top);
-  }
-  lua_createtable(L, st->size, 0);
-  int res = lua_gettop(L);
-  if (lo <= hi) {
-    in.theta = c->tv;
-    in.toff = c->toff + (lo - 1);
-    in.tmask = c->tmask;
-    mpb_map_eval(L, entry, lo, hi, &in);
-    lua_rawseti(L, res, 0);
-  }
-  for (int r = 1; r < st->size; r++) { /* gather */
-    int64_t rlo, rhi;
-    mpb_map_block(n, st->size, r, &rlo, &rhi);
-    if (rlo > rhi) continue;
-    mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_MAP, r, "mapper"), "mapper");
-    lua_rawseti(L, res, r);
-  }
-  return 1;
-}
-
-static mapper *check_mapper(lua_State *L, int idx) {
-  mapper *m = luaL_checkudata(L, idx, MAPPER_MT);
+mpb_mapper *mpb_map_check(lua_State *L, int idx) {
+  mapper *m = luaL_checkudata(L, idx, MPB_MAPPER_MT);
   if (m->freed) luaL_error(L, "mp.mapper: this mapper was freed");
   return m;
 }
 
-/* m(theta) or m(phi, theta) */
-static int mapper_call(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  mapper *m = check_mapper(L, 1);
-  int has_phi = !lua_isnoneornil(L, 3);
-  int pidx = has_phi ? 2 : 0, tidx = has_phi ? 3 : 2;
-  if (lua_type(L, tidx) != LUA_TTABLE)
-    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
-                      tidx - 1, st->rank, st->size, luaL_typename(L, tidx));
-  mpb_map_call c;
-  memset(&c, 0, sizeof c);
-  c.n = (int64_t)lua_rawlen(L, tidx);
-  if (m->njobs >= 0 && c.n != m->njobs)
-    return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta has %I vectors, the mapper has %I jobs)",
-                      tidx - 1, st->rank, st->size, (LUAI_UACINT)c.n, (LUAI_UACINT)m->njobs);
-  lua_settop(L, 3);
-  for (int a = 1; a <= 2 && m->check; a++) {
-    lua_getiuservalue(L, 1, a);     /* the caller's data */
-    lua_getiuservalue(L, 1, a + 3); /* what was shipped */
-    if (!mpb_map_same(L, -2, -1))
-      return luaL_error(L, "mp.mapper: [rank 0/%d] %s changed since the mapper was made (it computes with the data it shipped then: make a new mapper)",
-                        st->size, a == 1 ? "x_r" : "x_i");
-    lua_pop(L, 2);
-  }
-  if (has_phi) {
-    c.np = (size_t)mpb_map_param_len(L, pidx, "phi", 0);
-    double *pv = mpb_map_buf(L, c.np * sizeof(double));
-    ad_idx *pvar = mpb_map_buf(L, c.np * sizeof(ad_idx));
-    c.grad |= mpb_map_param_read(L, pidx, pv, pvar, "phi", 0) > 0;
-    c.pv = pv, c.pvar = pvar;
-  }
-  c.toff = mpb_map_buf(L, (size_t)(c.n + 1) * sizeof(int64_t));
-  c.toff[0] = 0;
-  for (int64_t j = 1; j <= c.n; j++) {
-    lua_rawgeti(L, tidx, j);
-    int64_t k = mpb_map_param_len(L, -1, "theta", j);
-    lua_pop(L, 1);
-    c.toff[j] = c.toff[j - 1] + k;
-    if ((size_t)k > c.maxnt) c.maxnt = (size_t)k;
-  }
-  size_t nt = (size_t)c.toff[c.n];
-  c.tv = mpb_map_buf(L, nt * sizeof(double));
-  c.tvar = mpb_map_buf(L, nt * sizeof(ad_idx));
-  for (int64_t j = 1; j <= c.n; j++) {
-    lua_rawgeti(L, tidx, j);
-    c.grad |= mpb_map_param_read(L, -1, c.tv + c.toff[j - 1], c.tvar + c.toff[j - 1], "theta", j) > 0;
-    lua_pop(L, 1);
-  }
-  if (c.n == 0) {
-    lua_newtable(L);
-    return 1;
-  }
-  uint8_t *pmask = NULL;
-  if (c.grad) {
-    c.tmask = mpb_map_buf(L, nt);
-    for (size_t i = 0; i < nt; i++) c.tmask[i] = c.tvar[i] != AD_NOVAR;
-    pmask = mpb_map_buf(L, c.np);
-    for (size_t i = 0; i < c.np; i++) pmask[i] = c.pvar[i] != AD_NOVAR;
-  }
-  push_guard(L);
-  lua_pushlightuserdata(L, &c);
-  lua_setfield(L, LUA_REGISTRYINDEX, CALL_KEY);
-  push_dead(L);
-  int dead = lua_gettop(L);
-  lua_pushcfunction(L, map_run); /* shipped by name (mp._map_run) */
-  lua_pushinteger(L, m->id);
-  lua_pushinteger(L, c.n);
-  lua_pushboolean(L, c.grad);
-  if (has_phi) mpb_map_vec(L, MPB_F64, c.pv, (int64_t)c.np);
-  else lua_pushnil(L);
-  if (has_phi && c.grad) mpb_map_vec(L, MPB_U8, pmask, (int64_t)c.np);
-  else lua_pushnil(L);
-  lua_pushvalue(L, dead);
-  mpb_task_run(L, st, MPB_TASK_CALL, 7, "mapper");
-  forget_dead(L, dead);
-  m->njobs = c.n;
-  lua_getiuservalue(L, 1, 3);
-  mpb_map_assemble(L, &c, dead + 1, lua_gettop(L));
-  return 1;
-}
-
 /* ------------------------------------------------------------ handles */
 static int mapper_free(lua_State *L) {
-  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  mapper *m = luaL_checkudata(L, 1, MPB_MAPPER_MT);
   if (!m->freed) bury(L, m->id);
   m->freed = 1;
   return 0;
 }
 
 static int mapper_len(lua_State *L) {
-  mapper *m = check_mapper(L, 1);
+  mapper *m = mpb_map_check(L, 1);
   if (m->njobs < 0) lua_pushnil(L);
   else lua_pushinteger(L, m->njobs);
   return 1;
 }
 
 static int mapper_tostring(lua_State *L) {
-  mapper *m = luaL_checkudata(L, 1, MAPPER_MT);
+  mapper *m = luaL_checkudata(L, 1, MPB_MAPPER_MT);
   if (m->freed) lua_pushliteral(L, "mp.mapper (freed)");
   else if (m->njobs < 0) lua_pushliteral(L, "mp.mapper (jobs set by the first call)");
   else lua_pushfstring(L, "mp.mapper (%I jobs)", (LUAI_UACINT)m->njobs);
@@ -542,18 +366,20 @@ static const char GLUE[] =
     "return map_rect, map\n";
 
 void mpb_open_map(lua_State *L) {
-  static const luaL_Reg meta[] = {{"__call", mapper_call}, {"__gc", mapper_free},
+  static const luaL_Reg meta[] = {{"__call", mpb_mapper_call}, {"__gc", mapper_free},
                                   {"__close", mapper_free}, {"__len", mapper_len},
                                   {"__tostring", mapper_tostring}, {NULL, NULL}};
-  luaL_newmetatable(L, MAPPER_MT);
+  luaL_newmetatable(L, MPB_MAPPER_MT);
   luaL_setfuncs(L, meta, 0);
   lua_newtable(L);
   lua_pushcfunction(L, mapper_free);
   lua_setfield(L, -2, "free");
+  lua_pushcfunction(L, mpb_mapper_jvp);
+  lua_setfield(L, -2, "jvp");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   static const luaL_Reg funcs[] = {{"mapper", mapper_new}, {"_map_setup", map_setup},
-                                   {"_map_run", map_run}, {NULL, NULL}};
+                                   {"_map_run", mpb_map_run}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
   if (luaL_loadbufferx(L, GLUE, sizeof GLUE - 1, "=mp.map", "t") != LUA_OK) lua_error(L);
   lua_pushcfunction(L, mapper_new);

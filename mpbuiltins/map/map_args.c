@@ -23,7 +23,9 @@ int64_t mpb_map_param_len(lua_State *L, int idx, const char *what, int64_t j) {
   ad_idx first;
   size_t n;
   mpb_array *a;
+  const double *cx;
   if (lad_tovec(L, idx, &first, &n)) return (int64_t)n;
+  if (lad_toconst(L, idx, &cx, &n)) return (int64_t)n;
   if ((a = mpb_array_test(L, idx)) != NULL) return a->n;
   if (lua_type(L, idx) == LUA_TTABLE) return (int64_t)lua_rawlen(L, idx);
   mpb_state *st = mpb_get(L);
@@ -42,6 +44,11 @@ size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, const c
   if (lad_tovec(L, idx, &first, &n)) {
     for (size_t i = 0; i < n; i++) v[i] = t->val[first + i], var[i] = first + (ad_idx)i;
     return n;
+  }
+  const double *cx;
+  if (lad_toconst(L, idx, &cx, &n)) {
+    for (size_t i = 0; i < n; i++) v[i] = cx[i], var[i] = AD_NOVAR;
+    return 0;
   }
   if ((a = mpb_array_test(L, idx)) != NULL) {
     for (int64_t i = 0; i < a->n; i++) v[i] = mpb_array_getd(a, i), var[i] = AD_NOVAR;

@@ -4,7 +4,9 @@
 **   m, y[1..m]                    plain call
 **   m, y[1..m], J[m x nv] (rows)  differentiated call (nv: the job's inputs
 **                                 that are vars on rank 0)
-** which rank 0 reads back (map.c). Every rank, rank 0 included, runs exactly
+**   ... then H_i[nv x nv], i = 1..m  second order (inside ad.hessian/hvp)
+**   m, y[1..m], dy[1..m]          m:jvp (the directional derivative)
+** which rank 0 reads back (map_call.c). Every rank, rank 0 included, runs exactly
 ** this code on exactly the same inputs (decoded copies of f and the data), so
 ** values and Jacobians do not depend on which rank ran a job or how many
 ** ranks there are.
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ad_hess.h"
 #include "ad_scalar.h"
 #include "array/array.h"
 #include "adlib/lad.h"
@@ -81,9 +84,10 @@ typedef struct job {
   int entry;            /* stack index of the mapper's entry table (in job_body) */
   int64_t j;            /* global job index (1-based) */
   int64_t dlo;          /* job of the block's first data item */
-  int grad;
+  int grad, mode;       /* grad: a tape region (any mode but plain) */
   const double *phi, *theta;
   const uint8_t *pmask, *tmask; /* which inputs are vars (differentiated calls) */
+  const double *dphi, *dtheta;  /* the direction (m:jvp) */
   size_t np, nt;
   int has_phi;
   scratch *s;
@@ -103,6 +107,20 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
     grow(L, (void **)&s->ys, &s->capys, m, sizeof(ad_idx));
     y[0] = (double)m;
     for (size_t i = 0; i < m; i++) y[1 + i] = t->val[v0 + i], s->ys[i] = v0 + (ad_idx)i;
+    return m;
+  }
+  const double *cx;
+  if (lad_toconst(L, idx, &cx, &m)) { /* constants: ad functions of constants */
+    double *y = rec_reserve(L, s, 1 + m);
+    y[0] = (double)m;
+    if (m) memcpy(y + 1, cx, m * sizeof(double));
+    if (jb->grad) {
+      grow(L, (void **)&s->ys, &s->capys, m, sizeof(ad_idx));
+      for (size_t i = 0; i < m; i++) {
+        int rc = ad_var_new(t, y[1 + i], &s->ys[i]);
+        if (rc) luaL_error(L, "%s", ad_strerror(rc));
+      }
+    }
     return m;
   }
   if ((a = mpb_array_test(L, idx)) != NULL) m = (size_t)a->n;
@@ -175,9 +193,11 @@ static int job_body(lua_State *L) {
     if (jb->has_phi) lad_pushvec(L, first, jb->np);
     lad_pushvec(L, first + (ad_idx)jb->np, jb->nt);
   } else {
-    /* fresh copies: a job that writes into its arguments cannot reach another */
-    if (jb->has_phi) mpb_map_vec(L, MPB_F64, jb->phi, (int64_t)jb->np);
-    mpb_map_vec(L, MPB_F64, jb->theta, (int64_t)jb->nt);
+    /* constant vectors, so f computes with the same code as on vars (ad
+    ** functions of constants compute and return constants); fresh copies: a
+    ** job cannot reach another's parameters */
+    if (jb->has_phi) lad_pushconst(L, jb->phi, jb->np);
+    lad_pushconst(L, jb->theta, jb->nt);
   }
   push_data(L, jb, "xr");
   push_data(L, jb, "xi");
@@ -189,15 +209,36 @@ static int job_body(lua_State *L) {
   if (outer != AD_NOVAR)
     luaL_error(L, "f used an ad var that is not one of its arguments (a global or an upvalue?): "
                   "its derivatives would be lost");
-  /* the Jacobian w.r.t. the inputs that are vars on rank 0 (constants get none) */
   ad_idx *in = (ad_idx *)lua_newuserdatauv(L, (n ? n : 1) * sizeof(ad_idx), 0);
+  int rc;
+  if (jb->mode == MPB_MAP_JVP) { /* one forward pass along (dphi, dtheta_j) */
+    grow(L, (void **)&s->jac, &s->capjac, m + n, sizeof(double));
+    double *dir = s->jac + m;
+    for (size_t i = 0; i < n; i++) in[i] = first + (ad_idx)i;
+    if (jb->np) memcpy(dir, jb->dphi, jb->np * sizeof(double));
+    if (jb->nt) memcpy(dir + jb->np, jb->dtheta, jb->nt * sizeof(double));
+    if ((rc = ad_jvp(lad_tape(L), m, s->ys, n, in, dir, s->jac))) luaL_error(L, "%s", ad_strerror(rc));
+    memcpy(rec_reserve(L, s, m), s->jac, m * sizeof(double));
+    s->nrec += m;
+    return 0;
+  }
+  /* the Jacobian w.r.t. the inputs that are vars on rank 0 (constants get none) */
   size_t nv = 0;
   for (size_t i = 0; i < n; i++)
     if (i < jb->np ? jb->pmask[i] : jb->tmask[i - jb->np]) in[nv++] = first + (ad_idx)i;
   if (!nv) return 0;
+  if (jb->mode == MPB_MAP_HESS) {
+    /* each output's gradient (the Jacobian's row) and Hessian from one
+    ** forward-over-reverse pass; the record holds the rows, then the Hessians */
+    double *J = rec_reserve(L, s, m * nv + m * nv * nv), *H = J + m * nv;
+    for (size_t i = 0; i < m; i++)
+      if ((rc = ad_hessian(lad_tape(L), s->ys[i], nv, in, J + i * nv, H + i * nv * nv)))
+        luaL_error(L, "%s", ad_strerror(rc));
+    s->nrec += m * nv + m * nv * nv;
+    return 0;
+  }
   grow(L, (void **)&s->jac, &s->capjac, m * nv, sizeof(double));
-  int rc = lad_jacobian(L, m, s->ys, nv, in, s->jac);
-  if (rc) luaL_error(L, "%s", ad_strerror(rc));
+  if ((rc = lad_jacobian(L, m, s->ys, nv, in, s->jac))) luaL_error(L, "%s", ad_strerror(rc));
   memcpy(rec_reserve(L, s, m * nv), s->jac, m * nv * sizeof(double));
   s->nrec += m * nv;
   return 0;
@@ -235,14 +276,15 @@ void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map
   lua_pushcfunction(L, job_body);
   entry = lua_absindex(L, entry);
   lua_getfield(L, entry, "lo");
-  job jb = {entry, 0, lua_tointeger(L, -1), in->grad, in->phi, NULL, in->pmask, NULL, in->np, 0,
-            in->has_phi, s};
+  int grad = in->mode != MPB_MAP_PLAIN;
+  job jb = {entry, 0, lua_tointeger(L, -1), grad, in->mode, in->phi, NULL, in->pmask, NULL,
+            in->dphi, NULL, in->np, 0, in->has_phi, s};
   lua_pop(L, 1);
-  int grad = in->grad;
   for (int64_t j = lo; j <= hi; j++) {
     jb.j = s->job = j;
     jb.theta = in->theta + in->toff[j - lo];
     jb.tmask = in->tmask ? in->tmask + in->toff[j - lo] : NULL;
+    jb.dtheta = in->dtheta ? in->dtheta + in->toff[j - lo] : NULL;
     jb.nt = (size_t)(in->toff[j - lo + 1] - in->toff[j - lo]);
     ad_tape *t = grad ? lad_tape(L) : NULL;
     int depth = t ? t->depth + 1 : 0;
@@ -269,19 +311,35 @@ static size_t job_vars(const mpb_map_call *c, int64_t j, ad_idx *in) {
   return nv;
 }
 
-/* Rank 0, after a call's task (map.c): the records. A first pass checks them and the
-** jobs' output lengths (fixed by the first call that succeeds), so a bad
-** call adds nothing to the tape; the second makes the outputs. */
-void mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
+/* The length of job j's record after m (its derivatives), by mode. */
+static int64_t deriv_len(const mpb_map_call *c, int64_t m, int64_t nv) {
+  switch (c->mode) {
+    case MPB_MAP_GRAD: return m * nv;
+    case MPB_MAP_HESS: return m * nv + m * nv * nv;
+    case MPB_MAP_JVP: return m;
+    default: return 0;
+  }
+}
+
+/* Rank 0, after a call's task (map_call.c): the records. A first pass
+** checks them and the jobs' output lengths (fixed by the first call that
+** succeeds), so a bad call adds nothing to the tape; the second makes the
+** outputs: plain vectors, precomputed nodes (with second partials for
+** HESS), or values and tangents (JVP). */
+int mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
   mpb_state *st = mpb_get(L);
-  ad_tape *t = c->grad ? lad_tape(L) : NULL;
+  int deriv = c->mode == MPB_MAP_GRAD || c->mode == MPB_MAP_HESS;
+  ad_tape *t = deriv ? lad_tape(L) : NULL;
   ad_idx *in = mpb_map_buf(L, (c->np + c->maxnt) * sizeof(ad_idx));
   const double **rec = mpb_map_buf(L, (size_t)c->n * sizeof(double *));
+  int out = 0, tan = 0;
   for (int pass = 0; pass < 2; pass++) {
     if (pass) {
       lua_createtable(L, (int)c->n, 0);
+      out = lua_gettop(L);
+      if (c->mode == MPB_MAP_JVP) lua_createtable(L, (int)c->n, 0);
+      tan = lua_gettop(L);
     }
-    int out = lua_gettop(L);
     for (int r = 0; r < st->size; r++) {
       int64_t lo, hi, at = 0;
       mpb_map_block(c->n, st->size, r, &lo, &hi);
@@ -291,16 +349,22 @@ void mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
       lua_pop(L, 1); /* res keeps it */
       const double *d = a->data;
       for (int64_t j = lo; j <= hi; j++) {
+        int64_t nv = deriv ? (int64_t)job_vars(c, j, in) : 0;
         if (pass) {
-          const double *y = rec[j - 1] + 1;
+          const double *y = rec[j - 1] + 1, *dy = y + (int64_t)rec[j - 1][0];
           int64_t m = (int64_t)rec[j - 1][0];
-          if (!c->grad) {
+          if (!deriv) {
             mpb_map_vec(L, MPB_F64, y, m);
+            if (c->mode == MPB_MAP_JVP) {
+              mpb_map_vec(L, MPB_F64, dy, m);
+              lua_rawseti(L, tan, j);
+            }
           } else {
-            size_t nv = job_vars(c, j, in);
             ad_idx first = t->nvar, yv;
             for (int64_t i = 0; i < m; i++) {
-              int rc = ad_precomputed(t, y[i], nv, in, y + m + i * (int64_t)nv, &yv);
+              const double *g = dy + i * nv, *H = dy + m * nv + i * nv * nv;
+              int rc = c->mode == MPB_MAP_HESS ? ad_precomputed2(t, y[i], (size_t)nv, in, g, H, &yv)
+                                               : ad_precomputed(t, y[i], (size_t)nv, in, g, &yv);
               if (rc) luaL_error(L, "mp.mapper: %s", ad_strerror(rc));
             }
             lad_pushvec(L, first, (size_t)m);
@@ -308,16 +372,17 @@ void mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
           lua_rawseti(L, out, j);
           continue;
         }
-        int64_t nv = c->grad ? (int64_t)job_vars(c, j, in) : 0;
         double dm = at < a->n ? d[at] : -1; /* from the wire: range before the cast */
         if (!(dm >= 0 && dm <= (double)(a->n - at - 1)) || dm != (double)(int64_t)dm)
           luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
-        int64_t m = (int64_t)dm;
-        if (m > a->n - at - 1 ||
-            (nv && m > (a->n - at - 1 - m) / nv))
+        int64_t m = (int64_t)dm, left = a->n - at - 1 - m;
+        /* m + derivatives must fit what is left (nv, m <= 2^32: no overflow) */
+        if (m > a->n - at - 1 || (nv && m && (m > left / nv || (c->mode == MPB_MAP_HESS &&
+                                                m * nv > left / (nv + 1)))) ||
+            (c->mode == MPB_MAP_JVP && m > left))
           luaL_error(L, "mp.mapper: [rank 0/%d] malformed results from rank %d", st->size, r);
         rec[j - 1] = d + at;
-        at += 1 + m + m * nv;
+        at += 1 + m + deriv_len(c, m, nv);
         if (lua_rawgeti(L, nout, j) == LUA_TNUMBER && lua_tointeger(L, -1) != m)
           luaL_error(L, "mp.mapper: [rank %d/%d] job %I returned %I values, %I on earlier calls (a job's output length must not change)",
                      r, st->size, (LUAI_UACINT)j, (LUAI_UACINT)m, (LUAI_UACINT)lua_tointeger(L, -1));
@@ -331,4 +396,8 @@ void mpb_map_assemble(lua_State *L, const mpb_map_call *c, int res, int nout) {
     lua_pushinteger(L, (lua_Integer)rec[j - 1][0]);
     lua_rawseti(L, nout, j);
   }
+  if (c->mode != MPB_MAP_JVP) return 1;
+  lua_pushvalue(L, out);
+  lua_pushvalue(L, tan);
+  return 2;
 }

@@ -5,5 +5,6 @@ set -e
 B=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 "$B/ad_core"
+"$B/ad_chol"
 "$B/ad_handles"
 "$B/mplua" --nompi -b "$HERE/ad_scalar.lua"

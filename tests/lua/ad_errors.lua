@@ -20,17 +20,49 @@ ad.grad(function(t) keptv = t; return t[1] end, {1, 2})
 fails("finished tape", ad.sum, keptv)
 
 -- mismatched lengths
-fails("bad argument #2 to 'normal_lpdf' (length 4 does not match 3)",
+fails("bad argument #2 to 'ad.normal_lpdf' (length 4 does not match 3)",
       ad.normal_lpdf, {1, 2, 3}, {1, 2, 3, 4}, 1)
-fails("bad argument #2 to 'dot' (length 2 does not match 3)", ad.dot, {1, 2, 3}, {1, 2})
+fails("bad argument #2 to 'ad.dot' (length 2 does not match 3)", ad.dot, {1, 2, 3}, {1, 2})
 fails("length 3 does not match 2", ad.jvp, function(t) return t[1] end, {1, 2}, {1, 2, 3})
 
 -- non-numbers where numbers are needed
 fails("number expected, got string", ad.var, "x")
 fails("element 2 is a string", ad.vars, {1, "a"})
-fails("bad argument #2 to 'normal_lpdf' (number, ad var, table or array expected, got boolean)",
+fails("bad argument #2 to 'ad.normal_lpdf' (number, ad var, table or array expected, got boolean)",
       ad.normal_lpdf, 1, true, 1)
 fails("must return a number or a scalar ad var", ad.grad, function(t) return "x" end, {1})
+
+-- every error names the function with its module (these said 'grad', 'hessian'...)
+fails("ad.grad: the function must return a number or a scalar ad var, got string",
+      ad.grad, function(t) return "x" end, {1})
+fails("ad.hessian: the function must return", ad.hessian, function(t) return {} end, {1})
+fails("bad argument #2 to 'ad.grad' (table of numbers or typed array expected, got string)",
+      ad.grad, function(t) return t[1] end, "x")
+fails("bad argument #3 to 'ad.jvp' (length 3 does not match 2)", ad.jvp, function(t) return t[1] end, {1, 2}, {1, 2, 3})
+fails("bad argument #1 to 'ad.exp' (number, ad var, table or array expected, got string)", ad.exp, "x")
+fails("bad argument #2 to 'ad.pow'", ad.pow, {1, 2}, "x")
+fails("bad argument #2 to 'ad.log_sum_exp' (length 3 does not match 2)", ad.log_sum_exp, {1, 2}, {1, 2, 3})
+fails("bad argument #2 to 'ad.each.normal_lpdf' (length 3 does not match 2)",
+      ad.each.normal_lpdf, {1, 2}, {1, 2, 3}, 1)
+
+-- counts must be counts (a non-integer count used to be accepted)
+fails("bad argument #1 to 'ad.poisson_log_lpmf' (element 2 is 1.5, expected a non-negative integer)",
+      ad.poisson_log_lpmf, {1, 1.5, 2}, 0.3)
+fails("bad argument #1 to 'ad.poisson_log_lpmf' (element 1 is -1.0, expected a non-negative integer)",
+      ad.poisson_log_lpmf, -1, 0.3)
+fails("(element 1 is 2.0, expected 0 or 1)", ad.bernoulli_logit_lpmf, 2, 0)
+fails("nan, expected 0 or 1)", ad.bernoulli_logit_lpmf, 0 / 0, 0)
+fails("bad argument #1 to 'ad.binomial_logit_lpmf' (element 2 is 5.0, expected an integer in 0..N (N = 4.0))",
+      ad.binomial_logit_lpmf, {1, 5}, {4, 4}, 0.1)
+fails("bad argument #2 to 'ad.binomial_logit_lpmf' (element 1 is 2.5, expected a non-negative integer)",
+      ad.binomial_logit_lpmf, 1, 2.5, 0.1)
+fails("bad argument #1 to 'ad.neg_binomial_2_log_lpmf' (element 1 is 0.5",
+      ad.neg_binomial_2_log_lpmf, 0.5, 0.1, 2)
+fails("expected 0 or 1", ad.grad, function(t) return ad.bernoulli_logit_lpmf({0, 1, 3}, t[1]) end, {0.2})
+fails("expected 0 or 1", ad.each.bernoulli_logit_lpmf, {0, 1, 3}, 0.2)
+-- and integer-valued floats are counts
+assert(ad.poisson_log_lpmf({0, 2.0, 3}, 0) == ad.poisson_log_lpmf({0, 2, 3}, 0))
+assert(ad.bernoulli_logit_lpmf(1.0, 0) == math.log(0.5))
 fails("counts are data", function() return ad.grad(function(t) return ad.poisson_log_lpmf(t[1], 0) end, {1}) end)
 fails("not differentiable", function() local x = ad.var(1); return x % 2 end)
 fails("read-only", function() ad.grad(function(t) t[1] = 3; return 0 end, {1}) end)

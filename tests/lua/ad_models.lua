@@ -3,35 +3,8 @@
 -- (order-6 finite differences) to 1e-6 relative, and Hessians against
 -- finite differences of gradients.
 
-local function close(a, b, tol)
-  return math.abs(a - b) <= tol * math.max(1, math.abs(a), math.abs(b))
-end
-
-local function check(name, f, theta)
-  local ok, r = ad.check_grad(f, theta, {rtol = 1e-6, atol = 1e-8})
-  assert(ok, name .. ": gradient check failed, max rel err " .. r.max_rel_err ..
-         " at " .. r.worst)
-  return r
-end
-
--- Hessian against central differences of ad.grad
-local function check_hessian(name, f, theta)
-  local _, g, H = ad.hessian(f, theta)
-  local _, g2 = ad.grad(f, theta)
-  for i = 1, #theta do assert(g[i] == g2[i], name .. ": hessian's gradient differs") end
-  for j = 1, #theta do
-    local tp, tm, h = {}, {}, 1e-5
-    for i = 1, #theta do tp[i], tm[i] = theta[i], theta[i] end
-    tp[j], tm[j] = theta[j] + h, theta[j] - h
-    local _, gp = ad.grad(f, tp)
-    local _, gm = ad.grad(f, tm)
-    for i = 1, #theta do
-      local fd = (gp[i] - gm[i]) / (2 * h)
-      assert(close(H[i][j], fd, 1e-6), string.format("%s: H[%d][%d] %g vs fd %g", name, i, j, H[i][j], fd))
-      assert(close(H[i][j], H[j][i], 1e-12), name .. ": H not symmetric")
-    end
-  end
-end
+local C = dofile((arg[0]:match("^(.*)/") or ".") .. "/helpers/adcheck.lua")
+local close, check, check_hessian = C.close, C.grad, C.hessian
 
 -- 1. Rosenbrock (scalar path)
 local function rosen(x)

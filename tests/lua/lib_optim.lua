@@ -108,7 +108,7 @@ for _ = 1, 30 do
   end
   for i = 1, P do newton[i] = newton[i] - d[i] end
 end
-check("logistic", nll_fg, {0, 0, 0}, newton, 1e-5, {gtol = 1e-9}, nil)
+check("logistic", nll_fg, {0, 0, 0}, newton, 1e-5, nil, nil)
 
 -- 4. A log barrier: f = sum(c_i x_i - log x_i) is +inf (ad: nan) for x_i <= 0,
 --    and the first steps from x0 cross the barrier. Minimum at x_i = 1/c_i.
@@ -119,7 +119,9 @@ local function barrier_fg(x)
   if f ~= f or f == math.huge then nonfinite = nonfinite + 1 end
   return f, g
 end
-check("barrier", barrier_fg, {3, 3, 3}, {1, 0.1, 2}, 1e-5, nil, nil)
+-- gd sees only f in its line search: the decrease it needs for gtol 1e-8 is below
+-- what f can resolve here (it stalls at max|g| ~4e-7), so ask for less
+check("barrier", barrier_fg, {3, 3, 3}, {1, 0.1, 2}, 1e-5, {gtol = 2e-7}, nil)
 assert(nonfinite > 0, "barrier: the line searches never met the barrier")
 -- and one that returns math.huge by hand, starting next to the boundary
 local walls = 0
@@ -127,7 +129,7 @@ local function wall_fg(x)
   if x[1] <= 0 then walls = walls + 1; return math.huge, {0} end
   return 1e-3 / x[1] + x[1], {-1e-3 / x[1] ^ 2 + 1}
 end
-check("wall", wall_fg, {0.5}, {math.sqrt(1e-3)}, 1e-6, nil, nil)
+check("wall", wall_fg, {0.5}, {math.sqrt(1e-3)}, 1e-6, {gtol = 1e-6}, nil)
 assert(walls > 0, "wall: the line searches never met the wall")
 
 -- 5. Options: callback sees every iteration and can stop; maxiter is honoured.
@@ -137,14 +139,59 @@ local x, _, info = optim.lbfgs(rosen_fg, {-1.2, 1}, {callback = function(it, xc,
   seen = it
   return it == 5
 end})
-assert(seen == 5 and info.iter == 5 and not info.converged and info.message == "stopped by callback",
+assert(seen == 5 and info.iter == 5 and not info.converged and info.status == "callback" and
+       info.message == "stopped by callback",
        "callback stop: " .. info.message)
 x, _, info = optim.gd(rosen_fg, {-1.2, 1}, {maxiter = 7})
-assert(info.iter == 7 and not info.converged and #x == 2, "gd maxiter")
+assert(info.iter == 7 and not info.converged and info.status == "maxiter" and #x == 2, "gd maxiter")
 _, _, info = optim.lbfgs(quad_fg, xstar)
 assert(info.converged and info.iter == 0, "start at the minimum: nothing to do")
 
--- 6. Bad input is raised with a clear message.
+-- 6. `converged` means converged (max|g| <= gtol max(1, |f|)); a stall or the
+--    iteration limit has its own status. Before: gd's default ftol = 0 still
+--    stopped after 3 iterations without decrease with converged = true, and
+--    lbfgs reported converged through ftol with max|g| above gtol.
+local function gnorm(g) local m = 0 for i = 1, #g do m = math.max(m, math.abs(g[i])) end return m end
+local function honest(name, f, info, gtol)
+  assert(info.converged == (info.status == "converged"), name .. ": converged and status disagree")
+  if info.converged then
+    assert(gnorm(info.g) <= gtol * math.max(1, math.abs(f)),
+           string.format("%s: converged with max|g| %g > gtol %g", name, gnorm(info.g), gtol))
+  end
+end
+-- an ill-conditioned quadratic on a large offset: gd's accepted steps lower f
+-- by less than an ulp, far from the minimum x2 = 0 (|g2| = 1 > gtol*f = 0.1)
+local function offset_fg(x) return 1e7 + 0.5 * (1e10 * x[1] ^ 2 + x[2] ^ 2), {1e10 * x[1], x[2]} end
+x, _, info = optim.gd(offset_fg, {1e-3, 1}, {ftol = 0, maxiter = 2000})
+honest("gd offset", 1e7, info, 1e-8)
+assert(not info.converged and info.status == "maxiter" and info.iter == 2000 and x[2] > 0.9,
+       "gd offset, ftol = 0 (off): " .. info.status .. " " .. info.message)
+-- the default ftol (1e-15) stops the same run as "stalled", not converged
+x, _, info = optim.gd(offset_fg, {1e-3, 1})
+honest("gd offset", 1e7, info, 1e-8)
+assert(info.status == "stalled" and not info.converged and info.iter < 100, "gd stalled: " .. info.status)
+-- lbfgs asked for gtol 1e-10 on 4-d Rosenbrock: converged only when true
+local x4 = {-1.2, 1, -1.2, 1}
+x, f, info = optim.lbfgs(rosen_fg, x4, {gtol = 1e-10})
+honest("lbfgs rosenbrock4", f, info, 1e-10)
+assert(info.converged, "lbfgs rosenbrock4 reaches gtol 1e-10: " .. info.message)
+-- a minimum that f cannot resolve: 1e12 + a quadratic, gtol 1e-20 (max|g| <= 1e-8)
+x, f, info = optim.lbfgs(function(p) return 1e12 + 0.5 * (p[1] ^ 2 + 4 * p[2] ^ 2), {p[1], 4 * p[2]} end,
+                         {3, 1}, {gtol = 1e-20})
+honest("lbfgs offset", f, info, 1e-20)
+assert(info.status == "stalled" and not info.converged and info.message:find("stalled", 1, true),
+       "lbfgs offset: " .. info.status .. ": " .. info.message)
+-- every other run above is honest too
+for _, n in ipairs{2, 10} do
+  local x0 = {}
+  for i = 1, n do x0[i] = (i % 2 == 1) and -1.2 or 1.0 end
+  for _, method in ipairs{"lbfgs", "gd"} do
+    local xx, ff, ii = optim[method](rosen_fg, x0, {maxiter = 3000})
+    honest(method .. " rosenbrock" .. n, ff, ii, 1e-8)
+  end
+end
+
+-- 7. Bad input is raised with a clear message.
 local function fails(pattern, f, ...)
   local ok, err = pcall(f, ...)
   assert(not ok, "expected an error matching " .. pattern)

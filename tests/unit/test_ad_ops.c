@@ -36,6 +36,9 @@ Test(ad_ops, unary_partials_match_fd_and_tape) {
       if ((op == AD_OP_LOG || op == AD_OP_SQRT || op == AD_OP_LGAMMA || op == AD_OP_DIGAMMA) && x <= 0)
         continue;
       if (op == AD_OP_LOG1P && x <= -1) continue;
+      if (op == AD_OP_LOGIT && (x <= 0 || x >= 1)) continue;
+      if (op == AD_OP_LOG1M && x >= 1) continue;
+      if (op == AD_OP_LOG1M_EXP && x >= 0) continue;
       if (op == AD_OP_TAN && fabs(x) > 1.3) continue;
       double d1 = unary_d1(x, &op), y = unary_val(x, &op);
       cr_expect(close_to(d1, fd6(unary_val, x, &op), 1e-7), "%s'(%g): %g vs fd %g",
@@ -100,6 +103,7 @@ Test(ad_ops, binary_partials_and_second_partials) {
     for (size_t k = 0; k < 4; k++) {
       double a = pts[k][0], b = pts[k][1], pa, pb, h[3];
       if (op == AD_OP_POW && a < 0) a = -a;
+      if (op == AD_OP_LOG_DIFF_EXP && a < b) a = pts[k][1], b = pts[k][0]; /* needs a > b */
       double y = ad_binary_eval(op, a, b, &pa, &pb);
       bctx ca = {op, 0, b}, cb = {op, 1, a};
       cr_expect(close_to(pa, fd6(bin_val, a, &ca), 1e-7), "%s da", ad_op_name(op));
@@ -168,6 +172,12 @@ Test(ad_ops, densities_match_fd) {
     [AD_DIST_POISSON_LOG] = {{3, 0.5}, {0, -1.5}},
     [AD_DIST_BERNOULLI_LOGIT] = {{1, 0.5}, {0, -1.5}},
     [AD_DIST_BINOMIAL_LOGIT] = {{3, 10, 0.5}, {0, 4, -1.5}},
+    [AD_DIST_BETA] = {{0.3, 2.5, 1.7}, {0.8, 0.7, 0.4}},
+    [AD_DIST_NEG_BINOMIAL_2_LOG] = {{3, 0.5, 2.5}, {0, -1.5, 0.7}},
+    [AD_DIST_NORMAL_LCDF] = {{0.3, -0.2, 1.7}, {-2.0, 1.0, 0.4}},
+    [AD_DIST_NORMAL_LCCDF] = {{0.3, -0.2, 1.7}, {-2.0, 1.0, 0.4}},
+    [AD_DIST_STUDENT_T_LCCDF] = {{0.3, 3.5, -0.2, 1.7}, {-2.0, 1.2, 1.0, 0.6}},
+    [AD_DIST_LOG_MIX] = {{0.3, -1.2, -0.4}, {0.8, 2.0, -3.0}},
   };
   for (int d = 0; d < AD_DIST_COUNT_; d++) {
     int na = ad_dist_nargs(d);
@@ -181,7 +191,8 @@ Test(ad_ops, densities_match_fd) {
         double fd = fd6(dist_f, c.x[k], &c);
         cr_expect(close_to(g[k], fd, 1e-7), "%s g[%d] %g vs %g", ad_dist_name(d), k, g[k], fd);
         for (int l = 0; l < na; l++) {
-          if (ad_dist_data_only(d, l)) continue;
+          if (ad_dist_data_only(d, l) || !ad_dist_has_second(d, k) || !ad_dist_has_second(d, l))
+            continue;
           dgctx e = {d, k, l, {0}};
           memcpy(e.x, pts[d][p], sizeof e.x);
           double fh = fd6(dist_g, e.x[l], &e);
@@ -202,14 +213,26 @@ Test(ad_ops, densities_match_fd) {
 /* The vectorized node equals the sum of elements, for every broadcasting
 ** pattern, in value, gradient and Hessian. */
 Test(ad_ops, density_vector_node_matches_elements) {
-  double y[5] = {0.3, 1.2, 2.5, 0.8, 1.9}, mu[5] = {0.1, 0.5, 1.0, -0.3, 0.2},
-         s[5] = {1.1, 0.7, 2.0, 1.3, 0.9};
+  /* five points per argument, in each density's support */
+  static const double cols[AD_DIST_COUNT_][4][5] = {
+    [AD_DIST_NORMAL] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_STUDENT_T] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {1.1, 0.7, 2.0, 1.3, 0.9},
+                           {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_CAUCHY] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_LOGNORMAL] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_GAMMA] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {1.1, 0.7, 2.0, 1.3, 0.9}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_EXPONENTIAL] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_BETA] = {{0.3, 0.2, 0.5, 0.8, 0.9}, {1.1, 0.7, 2.0, 1.3, 0.9}, {2.1, 0.6, 1.0, 1.3, 0.8}},
+    [AD_DIST_NORMAL_LCDF] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_NORMAL_LCCDF] = {{0.3, 1.2, 2.5, 0.8, 1.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+    [AD_DIST_LOG_MIX] = {{0.3, 0.2, 0.5, 0.8, 0.9}, {0.1, 0.5, 1.0, -0.3, 0.2}, {1.1, 0.7, 2.0, 1.3, 0.9}},
+  };
   for (int d = 0; d < AD_DIST_COUNT_; d++) {
-    int na = ad_dist_nargs(d);
-    if (ad_dist_data_only(d, 0)) continue;
-    const double *cols[4] = {y, s, mu, s};
-    if (na == 3) { cols[1] = d == AD_DIST_GAMMA ? s : mu; cols[2] = s; }
-    if (na == 2) cols[1] = s;
+    int na = ad_dist_nargs(d), second = 1;
+    if (ad_dist_data_only(d, 0) || cols[d][0][0] == 0) continue; /* counts: below */
+    for (int k = 0; k < na; k++) second &= ad_dist_has_second(d, k);
+    if (!second) continue;
+    const double *col[4] = {cols[d][0], cols[d][1], cols[d][2], cols[d][3]};
     for (int pattern = 0; pattern < 2; pattern++) {
       ad_tape t;
       ad_tape_init(&t);
@@ -219,7 +242,7 @@ Test(ad_ops, density_vector_node_matches_elements) {
       for (int k = 0; k < na; k++) {
         size_t len = (pattern == 0 && k > 0) ? 1 : 5;
         ad_idx v;
-        cr_assert_eq(ad_vars_new(&t, len, cols[k], &v), 0);
+        cr_assert_eq(ad_vars_new(&t, len, col[k], &v), 0);
         args[k] = ad_arg_var(v, len);
         for (size_t i = 0; i < len; i++) vin[nin++] = v + (ad_idx)i;
       }
@@ -235,7 +258,7 @@ Test(ad_ops, density_vector_node_matches_elements) {
         size_t pos[4], off = 0;
         for (int k = 0; k < na; k++) {
           size_t len = (size_t)args[k].n;
-          x[k] = cols[k][len > 1 ? i : 0];
+          x[k] = col[k][len > 1 ? i : 0];
           pos[k] = off + (len > 1 ? i : 0);
           off += len;
         }
