@@ -210,6 +210,30 @@ UN(log2, MPB_FN_LOG2) UN(log10, MPB_FN_LOG10) UN(sin, MPB_FN_SIN) UN(cos, MPB_FN
 UN(tan, MPB_FN_TAN) UN(asin, MPB_FN_ASIN) UN(acos, MPB_FN_ACOS) UN(atan, MPB_FN_ATAN)
 UN(sinh, MPB_FN_SINH) UN(cosh, MPB_FN_COSH) UN(tanh, MPB_FN_TANH)
 
+/* a + v where v is not an array or a number (an ad var, say): Lua asked the
+** array's metamethod first; give the other operand's its turn, as Lua would
+** if arrays had none. Returns -1 when neither operand has one. */
+static int defer(lua_State *L, const char *event) {
+  lua_settop(L, 2);
+  for (int k = 1; k <= 2; k++) {
+    if (mpb_array_testv(L, k) || lua_type(L, k) == LUA_TNUMBER) continue;
+    if (luaL_getmetafield(L, k, event) == LUA_TNIL) continue;
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+  }
+  return -1;
+}
+
+#define MM(name, event)                                                            \
+  static int mm_##name(lua_State *L) {                                            \
+    int r = defer(L, event);                                                        \
+    return r >= 0 ? r : ew_##name(L);                                               \
+  }
+MM(add, "__add") MM(sub, "__sub") MM(mul, "__mul") MM(div, "__div") MM(pow, "__pow")
+MM(mod, "__mod") MM(idiv, "__idiv") MM(band, "__band") MM(bor, "__bor") MM(bxor, "__bxor")
+
 /* -a and ~a: Lua passes the operand twice; the second is not an out. */
 static int mm_unm(lua_State *L) {
   lua_settop(L, 1);
@@ -232,9 +256,9 @@ static const luaL_Reg funcs[] = {
 /* Operators: the metatable (below the methods table) gets the same C
 ** functions: a + b is mp.Array.add(a, b). */
 static const luaL_Reg operators[] = {
-  {"__add", ew_add}, {"__sub", ew_sub}, {"__mul", ew_mul}, {"__div", ew_div}, {"__pow", ew_pow},
-  {"__mod", ew_mod}, {"__idiv", ew_idiv}, {"__band", ew_band}, {"__bor", ew_bor},
-  {"__bxor", ew_bxor}, {"__unm", mm_unm}, {"__bnot", mm_bnot}, {NULL, NULL}};
+  {"__add", mm_add}, {"__sub", mm_sub}, {"__mul", mm_mul}, {"__div", mm_div}, {"__pow", mm_pow},
+  {"__mod", mm_mod}, {"__idiv", mm_idiv}, {"__band", mm_band}, {"__bor", mm_bor},
+  {"__bxor", mm_bxor}, {"__unm", mm_unm}, {"__bnot", mm_bnot}, {NULL, NULL}};
 
 void mpb_array_open_math(lua_State *L) {
   luaL_setfuncs(L, funcs, 0);

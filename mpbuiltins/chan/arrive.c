@@ -20,7 +20,7 @@
 
 #define RECV_NOW 4096 /* bytes: received in the probing call */
 
-enum { A_HDR, A_PARTS, A_DONE };
+enum { A_HDR, A_GC, A_PARTS, A_DONE };
 
 struct mpb_arrival {
   mpb_arrival *next;
@@ -95,12 +95,45 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
   return w;
 }
 
-/* The header h (user, flagged) is here: post the parts' receives. Takes h;
-** a becomes (or is made) the arrival of the whole message. */
+/* Large messages land in the spare buffer of the last one when it fits
+** (chan/msg.c). Its last owner is usually garbage by now, but Lua has not
+** collected it, and nothing may run Lua here: the parts of such a message
+** wait (stage A_GC) until a wait or the poll hook has run a collection
+** (mpb_arrivals_collect). */
+#define BIG ((size_t)64 << 20)
+
+static int wants_gc(mpb_state *st, const mpb_msg *h) {
+  mpb_frame f;
+  if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) return 0;
+  return f.inlen + f.total >= BIG && mpb_msg_spare() < f.inlen + f.total;
+}
+
+static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h);
+
+/* The header h (user, flagged) is here: post the parts' receives (now, or
+** after a collection). Takes h; a becomes (or is made) the arrival of the
+** whole message. */
 static void start_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
+  if (!a) a = new_arrival(st, h, 0), enqueue(st, a);
+  if (wants_gc(st, h)) {
+    a->m = h;
+    a->stage = A_GC;
+    st->gc_wanted = 1;
+    return;
+  }
+  post_parts(st, a, h);
+}
+
+void mpb_arrivals_collect(lua_State *L, mpb_state *st) {
+  st->gc_wanted = 0;
+  if (L) lua_gc(L, LUA_GCCOLLECT); /* the spare comes back, if it can */
+  for (mpb_arrival *a = st->arrivals; a; a = a->next)
+    if (a->stage == A_GC) post_parts(st, a, a->m);
+}
+
+static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
   uint64_t tag;
   mpb_msg *w = lay_out(st, h, &tag);
-  if (!a) a = new_arrival(st, h, 0), enqueue(st, a);
   if (!w) { /* its parts cannot be found: it arrives as a message that was lost */
     h->lost = h->len ? h->len : 1;
     a->m = h;

@@ -94,8 +94,12 @@ void mpb_msg_free(mpb_msg *m);
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);
 mpb_msg *mpb_queue_pop(mpb_queue *q);
 void mpb_queue_clear(mpb_queue *q);
-/* The user header of m / its flags. */
-mpb_uhdr mpb_msg_hdr(const mpb_msg *m);
+/* The user header of m (zeros when m is too short to hold one). */
+static inline mpb_uhdr mpb_msg_hdr(const mpb_msg *m) {
+  mpb_uhdr h = {0, 0, 0, 0, 0};
+  if (m->len >= sizeof h) __builtin_memcpy(&h, m->buf, sizeof h);
+  return h;
+}
 /* Push a userdata ("mp.Msg") that owns m from now on (freed by the GC, or
 ** at once by mpb_msg_release); returns it, inert when m is NULL. */
 mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m);
@@ -209,6 +213,7 @@ typedef struct mpb_state {
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
+  int gc_wanted;     /* a large message waits for a collection (arrive.c) */
   int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
   int wbusy;         /* it holds a message not yet handed to MPI */
   struct mpb_wbuf *wscratch;
@@ -257,12 +262,17 @@ void mpb_ctl_dispatch(mpb_state *st, mpb_msg *m);
 int mpb_poll(mpb_state *st);
 /* The same, looking at the control channel only when ctl is non-zero. */
 int mpb_poll_ctl(mpb_state *st, int ctl);
+/* Run a collection (L; NULL: none) and post the parts of large messages
+** that waited for one (st->gc_wanted): see arrive.c. */
+void mpb_arrivals_collect(lua_State *L, mpb_state *st);
 /* Nothing is being received (no message in parts half way). */
 int mpb_arrivals_idle(const mpb_state *st);
 void mpb_arrivals_free(mpb_state *st);
 
 /* ----------------------------------------------------------- mailbox.c */
-mpb_queue *mpb_inbox(mpb_state *st, int chan, int src);
+static inline mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
+  return &st->inbox[chan * st->size + src];
+}
 /* Queue an arrived user message, or drop it if it is stale. */
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
 /* Forget queued messages of earlier tasks (task start) / all (resync). */

@@ -71,6 +71,7 @@ static void poll_hook(lua_State *L, lua_Debug *ar) {
   }
   mpb_state *st = mpb_get(L);
   mpb_poll(st);
+  if (st->gc_wanted) mpb_arrivals_collect(L, st);
   if (st->aborting && st->in_task) {
     /* keep raising until the task runner has it, even through user pcalls */
     install(L, LUA_MASKCOUNT, 1000);

@@ -9,10 +9,6 @@
 
 #include "chan/chan.h"
 
-mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
-  return &st->inbox[chan * st->size + src];
-}
-
 void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   if (m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN ||
       mpb_msg_hdr(m).task < st->task) {

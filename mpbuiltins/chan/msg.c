@@ -99,13 +99,6 @@ void mpb_queue_clear(mpb_queue *q) {
   while ((m = mpb_queue_pop(q))) mpb_msg_free(m);
 }
 
-mpb_uhdr mpb_msg_hdr(const mpb_msg *m) {
-  mpb_uhdr h;
-  memset(&h, 0, sizeof h);
-  if (m->len >= sizeof h) memcpy(&h, m->buf, sizeof h);
-  return h;
-}
-
 /* ------------------------------------------------------------- owning */
 static int msg_gc(lua_State *L) {
   mpb_msg **h = luaL_checkudata(L, 1, MSG_MT);
@@ -162,8 +155,12 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   mpb_msg_hold(L, m);
   int hidx = lua_gettop(L);
   /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
-  ** them, so the buffers of many large messages do not pile up */
-  if (len >= (256 << 10)) lua_gc(L, LUA_GCSTEP, (int)(len >> 10));
+  ** them, so the buffers of many large messages do not pile up (strings it
+  ** adopts, Lua counts itself) */
+  size_t held = len;
+  for (int i = 0; i < m->nparts; i++)
+    if (m->parts[i].block) held -= m->parts[i].len;
+  if (held >= (256 << 10)) lua_gc(L, LUA_GCSTEP, (int)(held >> 10));
   int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, hidx, err, sizeof err);
   if (n < 0) malformed(L, st, fname, src, err);
   lua_remove(L, hidx); /* views into it keep it alive */

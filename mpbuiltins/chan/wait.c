@@ -39,9 +39,11 @@ static long nap_cap(const mpb_state *st, int flags) {
 /* One step of the back-off after a poll that found nothing. t0: when the
 ** quiet spell began (0: not yet); nap: the next nap's length. Returns 1
 ** when ready became true during a nap. */
-static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, unsigned *spins,
-                    double *t0, long *nap) {
-  int over = mpb_oversubscribed(st) && !(flags & MPB_WAIT_HOT);
+static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int over,
+                    unsigned *spins, double *t0, long *nap) {
+  /* A message being received moves only while this rank drives MPI (UCX's
+  ** single-copy reads run in the receiver's progress calls): no naps then. */
+  if (st->arrivals) flags |= MPB_WAIT_HOT, over = 0;
   if (!over) {
     if (++*spins < 64) return 0; /* cheap: no clock read */
     double t = mpb_now();
@@ -64,17 +66,21 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   long nap = NAP_FIRST_NS;
   unsigned spins = 0;
   int ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
+  int over = mpb_oversubscribed(st) && !(flags & MPB_WAIT_HOT);
+  int abortable = !(flags & MPB_WAIT_NOABORT);
   for (unsigned it = 0;; it++) {
     int ev = mpb_poll_ctl(st, it % ctl_every == 0);
+    if (st->gc_wanted) mpb_arrivals_collect(L, st);
     if (ready(st, ud)) return;
-    if (!(flags & MPB_WAIT_NOABORT)) mpb_check_abort(L, st);
+    if (abortable && (st->aborting || mpb_sigint || st->mpi_err[0])) mpb_check_abort(L, st);
     if (ev) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;
     }
     if (!st->use_mpi) luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)",
                                  st->rank, st->size);
-    if (back_off(st, ready, ud, flags, &spins, &t0, &nap)) t0 = 0, spins = 0, nap = NAP_FIRST_NS;
+    if (back_off(st, ready, ud, flags, over, &spins, &t0, &nap))
+      t0 = 0, spins = 0, nap = NAP_FIRST_NS;
   }
 }
 
@@ -84,13 +90,14 @@ int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
   unsigned spins = 0;
   for (;;) {
     int ev = mpb_poll(st);
+    if (st->gc_wanted) mpb_arrivals_collect(NULL, st);
     if (ready(st, ud)) return 1;
     if (mpb_now() > end) return 0;
     if (ev) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;
     }
-    back_off(st, ready, ud, MPB_WAIT_CTL, &spins, &t0, &nap);
+    back_off(st, ready, ud, MPB_WAIT_CTL, mpb_oversubscribed(st), &spins, &t0, &nap);
   }
 }
 

@@ -58,8 +58,22 @@ void mpb_comm_used_id(mpb_state *st, uint32_t id) {
 }
 
 /* ------------------------------------------------------------- checks */
+/* The metatable of communicators: checking a userdata against it by pointer
+** skips luaL_testudata's registry lookup by name, a good part of the cost
+** of a small mp.send. */
+static const void *comm_mt;
+
+static mpb_comm *test_comm(lua_State *L, int idx) {
+  if (comm_mt && lua_getmetatable(L, idx)) {
+    const void *mt = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    if (mt == comm_mt) return lua_touserdata(L, idx);
+  }
+  return luaL_testudata(L, idx, MPB_COMM_MT); /* another state's, or not one */
+}
+
 mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname) {
-  mpb_comm *c = luaL_testudata(L, idx, MPB_COMM_MT);
+  mpb_comm *c = test_comm(L, idx);
   if (!c)
     luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " communicator expected, got %s)",
                idx, fname, st->rank, st->size, luaL_typename(L, idx));
@@ -141,6 +155,7 @@ static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id, mpb_msg **prev) {
 }
 
 mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
+  if (src >= 0 && !mpb_inbox(st, chan, c->ranks[src])->head) return NULL; /* the spin's case */
   mpb_queue *bq = NULL;
   mpb_msg *best = NULL, *bprev = NULL;
   int lo = src < 0 ? 0 : src, hi = src < 0 ? c->size - 1 : src;
@@ -237,6 +252,7 @@ void mpb_open_comm(lua_State *L) {
   int mpt = lua_gettop(L);
   static const luaL_Reg methods[] = {{"ranks", c_ranks}, {NULL, NULL}};
   luaL_newmetatable(L, MPB_COMM_MT);
+  comm_mt = lua_topointer(L, -1);
   lua_newtable(L);
   luaL_setfuncs(L, methods, 0);
   lua_pushvalue(L, -1);

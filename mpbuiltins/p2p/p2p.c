@@ -11,6 +11,7 @@
 #include "wire/wire.h"
 
 void mpb_check_task(lua_State *L, mpb_state *st, const char *fname) {
+  if (st->in_task && !st->aborting && !mpb_sigint && !st->mpi_err[0]) return; /* the usual */
   mpb_check_abort(L, st);
   if (!st->in_task)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " not inside a parallel task (start one with mp.exec)",

@@ -293,4 +293,13 @@ check(e + 1, "f64", {}, "empty + 1")
 check(e:sqrt(), "f64", {}, "sqrt empty")
 assert(select(2, (e * e):dims()) == 3)
 
+-- an operand of another type with its own metamethod gets its turn, in order
+local other = setmetatable({}, {__mul = function(a, b) return {a, b} end,
+                                __add = function(a, b) return "add" end})
+local arr = mp.array("f64", {1, 2})
+local r = arr * other
+assert(r[1] == arr and r[2] == other, "the other operand's __mul, operands in order")
+assert((other * arr)[1] == other and arr + other == "add")
+assert(not pcall(function() return arr * {} end), "a plain table is still an error")
+
 print("array_math ok")
