@@ -217,8 +217,10 @@ static int pool(lua_State *L) {
   if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'work' must be a function");
   int t = lua_getfield(L, 1, "reap");
   if (t != LUA_TNIL && t != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'reap' must be a function");
-  lua_getfield(L, 1, "self");
-  int self = lua_toboolean(L, -1);
+  /* rank 0 works too unless told not to, or given the workers: at 2 ranks
+  ** a pool of one worker would be no faster than a loop */
+  int self = lua_getfield(L, 1, "self") == LUA_TNIL ? lua_getfield(L, 1, "ranks") == LUA_TNIL
+                                                    : lua_toboolean(L, -1);
   lua_settop(L, 1);
   lua_pushcfunction(L, pool_main); /* 2: shipped by name (mp._pool_main) */
   lua_getfield(L, 1, "work");      /* 3 */
