@@ -478,4 +478,5 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_xchg(L);
   mpb_open_transpose(L);
   mpb_open_halo(L);
+  mpb_open_cart(L);
 }

@@ -9,6 +9,7 @@
 **   xchg.c       the exchange of array boxes (transposes and halos): pack,
 **                tagged messages, unpack on arrival; "mp.Exchange" requests
 **   transpose.c  mp.transpose plans
+**   cart.c       mp.cart: Cartesian topologies as values
 **   halo.c       halo exchanges of an array with a layout
 */
 #ifndef MPB_LAYLIB_H
@@ -45,6 +46,17 @@ void mpb_lay_halo_arg(lua_State *L, const mpb_lay *y, int arg, const char *fname
 struct mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w,
                                       int arg, const char *fname);
 
+/* A Cartesian topology ("mp.Cart", cart.c): grid extents, periodicity. */
+typedef struct mpb_cart {
+  int ndim, nranks;
+  int dims[MPB_LAYOUT_MAXDIM];
+  int periodic[MPB_LAYOUT_MAXDIM];
+} mpb_cart;
+/* The topology at arg, or NULL. */
+mpb_cart *mpb_cart_test(lua_State *L, int arg);
+/* The rank disp steps from rank r along axis (0-based), or -1 off the grid. */
+int mpb_cart_shift(const mpb_cart *t, int r, int axis, int disp);
+
 /* Openers: each adds its functions to the mp table on top (mpb_open_layout
 ** calls the others). */
 void mpb_open_layout(lua_State *L);
@@ -52,5 +64,6 @@ void mpb_layout_open_query(lua_State *L, int methods);
 void mpb_open_xchg(lua_State *L);
 void mpb_open_transpose(lua_State *L);
 void mpb_open_halo(lua_State *L);
+void mpb_open_cart(lua_State *L);
 
 #endif
