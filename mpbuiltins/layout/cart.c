@@ -67,16 +67,22 @@ int mpb_cart_shift(const mpb_cart *t, int r, int axis, int disp) {
   return rank_of(t, d);
 }
 
-static int intarg(lua_State *L, int arg, const char *fname, const char *what, lua_Integer lo,
-                  lua_Integer hi) {
+/* The integer at stack index idx, reported as argument arg. */
+static int intat(lua_State *L, int idx, int arg, const char *fname, const char *what,
+                 lua_Integer lo, lua_Integer hi) {
   int ok;
-  lua_Integer v = lua_tointegerx(L, arg, &ok);
+  lua_Integer v = lua_tointegerx(L, idx, &ok);
   if (!ok) mpb_lay_argerror(L, arg, fname, "%s must be an integer, got %s", what,
-                            luaL_typename(L, arg));
+                            luaL_typename(L, idx));
   if (v < lo || v > hi)
     mpb_lay_argerror(L, arg, fname, "%s %I out of range %I..%I", what, (LUAI_UACINT)v,
                      (LUAI_UACINT)lo, (LUAI_UACINT)hi);
   return (int)v;
+}
+
+static int intarg(lua_State *L, int arg, const char *fname, const char *what, lua_Integer lo,
+                  lua_Integer hi) {
+  return intat(L, arg, arg, fname, what, lo, hi);
 }
 
 static int rankarg(lua_State *L, const mpb_cart *t, int arg, const char *fname) {
@@ -105,14 +111,14 @@ static int cart(lua_State *L) {
     t.ndim = (int)n;
     for (int a = 0; a < t.ndim; a++) {
       lua_geti(L, -1, a + 1);
-      w[a] = intarg(L, -1, fn, "extent", 1, INT32_MAX);
+      w[a] = intat(L, -1, 2, fn, "extent", 1, INT32_MAX);
       lua_pop(L, 1);
     }
     weighted = 1;
   }
   if (lua_istable(L, 2)) {
     if (lua_getfield(L, 2, "ndim") != LUA_TNIL) {
-      int nd = intarg(L, -1, fn, "ndim", 1, MPB_LAYOUT_MAXDIM);
+      int nd = intat(L, -1, 2, fn, "ndim", 1, MPB_LAYOUT_MAXDIM);
       if (weighted && nd != t.ndim)
         mpb_lay_argerror(L, 2, fn, "ndim %d but %d extents", nd, t.ndim);
       t.ndim = nd;
@@ -125,7 +131,7 @@ static int cart(lua_State *L) {
     t.ndim = (int)n;
     for (int a = 0; a < t.ndim; a++) {
       lua_geti(L, 1, a + 1);
-      t.dims[a] = intarg(L, -1, fn, "grid extent", 1, INT32_MAX);
+      t.dims[a] = intat(L, -1, 1, fn, "grid extent", 1, INT32_MAX);
       lua_pop(L, 1);
     }
   } else {
@@ -180,7 +186,7 @@ static int rank(lua_State *L) {
   for (int a = 0; a < t->ndim; a++) {
     if (list) lua_geti(L, 2, a + 1);
     else lua_pushvalue(L, a + 2);
-    c[a] = intarg(L, -1, "Cart.rank", "coordinate", INT32_MIN, INT32_MAX);
+    c[a] = intat(L, -1, list ? 2 : a + 2, "Cart.rank", "coordinate", INT32_MIN, INT32_MAX);
     lua_pop(L, 1);
   }
   int r = rank_of(t, c);
