@@ -101,8 +101,10 @@ void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void
   if (!ready_or_bad(st, &w)) mpb_wait(L, st, ready_or_bad, &w, 0);
   if (w.bad && !ready(st, ud)) {
     mpb_uhdr h = mpb_msg_hdr(w.bad);
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " mismatched collectives: rank %d called mp.%s "
-               "(collective #%u on this communicator)", x->fname, st->rank, st->size,
-               x->c->of_world[w.bad->src], mpb_coll_kind_name((int)(h.flags & 0xff)), x->seq);
+    char buf[200]; /* lua_pushfstring has no %u */
+    snprintf(buf, sizeof buf, "mismatched collectives: rank %d called mp.%s (collective #%u on "
+             "this communicator)", x->c->of_world[w.bad->src],
+             mpb_coll_kind_name((int)(h.flags & 0xff)), x->seq);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", x->fname, st->rank, st->size, buf);
   }
 }
