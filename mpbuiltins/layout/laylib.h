@@ -10,6 +10,7 @@
 **                tagged messages, unpack on arrival; "mp.Exchange" requests
 **   transpose.c  mp.transpose plans
 **   cart.c       mp.cart: Cartesian topologies as values
+**   neighbor.c   their neighbourhood collectives
 **   halo.c       halo exchanges of an array with a layout
 */
 #ifndef MPB_LAYLIB_H
@@ -65,5 +66,7 @@ void mpb_open_xchg(lua_State *L);
 void mpb_open_transpose(lua_State *L);
 void mpb_open_halo(lua_State *L);
 void mpb_open_cart(lua_State *L);
+/* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall into the methods table. */
+void mpb_cart_neighbor_methods(lua_State *L, int methods);
 
 #endif

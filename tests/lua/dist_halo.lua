@@ -96,3 +96,28 @@ mp.exec(function()
   local all = mp.world:allreduce(bad, "sum")
   assert(all == 0, all .. " wrong halo cells")
 end)
+
+-- neighbourhood collectives on the topologies
+mp.exec(function()
+  for _, periodic in ipairs({false, true}) do
+    local t = mp.cart(mp.size, {ndim = 2, periodic = periodic})
+    local nb = t:neighbors()
+    local g = t:neighbor_allgather({mp.rank, "r" .. mp.rank})
+    assert(#g == 4)
+    for s = 1, 4 do
+      if nb[s] then assert(g[s][1] == nb[s] and g[s][2] == "r" .. nb[s])
+      else assert(g[s] == false) end
+    end
+    -- each slot's value names sender and slot; slot s arrives in the neighbour's opposite slot
+    local send = {}
+    for s = 1, 4 do send[s] = mp.rank * 10 + s end
+    local got = t:neighbor_alltoall(send)
+    for s = 1, 4 do
+      local opposite = s % 2 == 1 and s + 1 or s - 1
+      if nb[s] then assert(got[s] == nb[s] * 10 + opposite, "alltoall slot " .. s)
+      else assert(got[s] == false) end
+    end
+  end
+  local ok, e = pcall(mp.cart({mp.size}).neighbor_alltoall, mp.cart({mp.size}), {1})
+  assert(not ok and e:find("bad argument #2 to 'mp.Cart.neighbor_alltoall'", 1, true), e)
+end)
