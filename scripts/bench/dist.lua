@@ -40,6 +40,16 @@ local function mp_halo(iters, nx, ny, px, py)
   return (mp.wtime() - t) / iters
 end
 
+-- the halo's traffic on a 2x1 grid as plain mp.send/mp.recv pairs (2 ranks): what a round of
+-- mplua messages costs, to tell the plan's overhead from the messages'
+local function mp_pairs(iters, len)
+  local a, o = mp.array("f64", len), 1 - mp.rank
+  mp.barrier()
+  local t = mp.wtime()
+  for _ = 1, iters do mp.send(o, a); mp.send(o, a); mp.recv(o); mp.recv(o) end
+  return (mp.wtime() - t) / iters
+end
+
 local sums = {}
 local cases = {
   {"c_tr", function() local t, s = mp.exec(bench.transpose, ITERS, n, n); sums.c = s; return t end},
@@ -48,6 +58,9 @@ local cases = {
   {"c_halo", function() return mp.exec(bench.halo, HITERS, hn, hn, grid[1], grid[2]) end},
   {"mp_halo", function() return mp.exec(mp_halo, HITERS, hn, hn, grid[1], grid[2]) end},
 }
+if P == 2 then
+  cases[#cases + 1] = {"mp_pairs", function() return mp.exec(mp_pairs, HITERS, hn + 2) end}
+end
 local med = C.interleave(rounds, cases)
 local _, _, info = mp.exec(mp_transpose, 1, n, n)
 assert(math.abs(sums.c - sums.mp) <= 1e-9 * math.abs(sums.c), "the transposes disagree")
@@ -62,3 +75,7 @@ print(string.format("  plan on rank 0: %d peers, %d messages, %d bytes sent, %d 
                     info.peers, info.messages, info.send_bytes, info.self_bytes, info.peak_extra))
 print(string.format("halo: mp %.1f us  C Isend/Irecv %.1f us  ratio C/mp %.2f (floor 0.8, goal 0.95)",
                     med.mp_halo * 1e6, med.c_halo * 1e6, med.c_halo / med.mp_halo))
+if med.mp_pairs then
+  print(string.format("  the halo's traffic as mp.send/mp.recv pairs: %.1f us (the messages' own cost)",
+                      med.mp_pairs * 1e6))
+end
