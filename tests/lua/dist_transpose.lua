@@ -116,6 +116,17 @@ mp.exec(function()
   for i = 1, #a do if a2[i] ~= a[i] then bad = bad + 1 end end
   assert(not pcall(req.wait, req), "a used request must refuse to wait again")
 
+  -- two exchanges in flight with ordinary collectives between them
+  local r1 = plan:iforward(a)
+  local B2 = pol:with{order = {"theta", "mu", "r", "vpar", "sp"}}
+  local plan2 = mp.transpose(pol, B2)
+  local r2 = plan2:iforward(a)
+  assert(mp.allreduce(1, "sum") == P)
+  local b2 = r2:wait()
+  local b1 = r1:wait()
+  local back1, back2 = plan:back(b1), plan2:back(b2)
+  for i = 1, #a do if back1[i] ~= a[i] or back2[i] ~= a[i] then bad = bad + 1 end end
+
   -- errors name the function, the argument and the rank
   local function err(pat, f, ...)
     local ok, e = pcall(f, ...)
