@@ -92,6 +92,7 @@ void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint
   mpb_uhdr h;
   mpb_coll_header(x, &h);
   mpb_send(L, x->st, x->c->ranks[r], MPB_CH_COLL, b, 1, &h, ids);
+  x->st->user_sent++; /* one that nobody takes is reported as dropped */
   lua_pop(L, 1);
 }
 
@@ -171,6 +172,7 @@ void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t l
   memcpy(buf, &h, sizeof h);
   if (len) memcpy(buf + sizeof h, p, len);
   mpb_send_bytes(L, x->st, x->c->ranks[r], MPB_CH_COLL, buf, sizeof h + len, 1);
+  x->st->user_sent++;
 }
 
 void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len) {
@@ -222,6 +224,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
       mpb_coll_header(x, &h);
       mpb_send(L, st, kids[k], MPB_CH_COLL, mpb_wbuf_check(L, -1), k == nkids - 1, &h, ids);
     }
+    st->user_sent++;
     span[1] = ids[1];
   }
   lua_settop(L, hidx);
