@@ -23,7 +23,7 @@ static int stats(lua_State *L) {
   lua_createtable(L, 0, 6);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
-  lua_pushinteger(L, st->dropped);
+  lua_pushinteger(L, st->rank == 0 ? st->dropped_job + st->dropped : st->dropped);
   lua_setfield(L, -2, "dropped");
   lua_pushinteger(L, st->naborts);
   lua_setfield(L, -2, "aborts");
@@ -52,7 +52,8 @@ static void (*const openers[])(lua_State *L) = {
     open_basics,      mpb_open_array,   /* array/ */
     mpb_open_comm,    mpb_open_p2p,     mpb_open_request, /* p2p/ */
     mpb_open_coll,                      /* coll/ */
-    mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, /* tasks/ */
+    mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, mpb_open_where,
+                                                                     /* tasks/ */
     mpb_open_map,                       /* map/ */
 };
 

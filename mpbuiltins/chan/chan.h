@@ -35,7 +35,7 @@ enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL
 /* Control-channel message kinds (the MPI tag on the control communicator);
 ** what each means is decided by the layer that handles it (tasks/). */
 enum { MPB_CTL_CMD = 1, MPB_CTL_DONE, MPB_CTL_FAULT, MPB_CTL_ABORT, MPB_CTL_EXIT,
-       MPB_CTL_OUT, MPB_NCTL };
+       MPB_CTL_OUT, MPB_CTL_SNAP, MPB_CTL_STATE, MPB_NCTL };
 
 /* Every user message starts with this header; the body is wire-encoded. */
 typedef struct mpb_uhdr {
@@ -151,10 +151,34 @@ typedef struct mpb_sendrec mpb_sendrec; /* a send in flight (send.c) */
 typedef struct mpb_arrival mpb_arrival; /* a receive in flight (arrive.c) */
 typedef struct mpb_wakeup mpb_wakeup; /* naps and wake-ups (wake.c) */
 
+/* What a rank waits for while it waits for a message: the layers above
+** describe their waits (mpb_wait_msg); tasks/ reads it for reports and to
+** tell a deadlock. op: the builtin ("mp.recv"); peer: the rank it waits on
+** (-1: any); seq: a collective's number on its communicator (0: none). */
+typedef struct mpb_waitdesc {
+  const char *op;
+  int peer;
+  uint32_t comm, seq;
+} mpb_waitdesc;
+
+typedef struct mpb_waiting {
+  const mpb_waitdesc *d;   /* NULL: not waiting for a message */
+  lua_State *L;
+  int (*ready)(struct mpb_state *st, void *ud);
+  void *ud;
+} mpb_waiting;
+
+/* Where a task stands on this rank (tasks/ sets it). */
+enum { MPB_PHASE_IDLE, MPB_PHASE_RUN, MPB_PHASE_FINISHED };
+
 typedef struct mpb_fault {
-  int rank;          /* -1: none */
+  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait */
   char *msg;         /* malloc'ed: message and traceback */
+  char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
+  size_t vlen;
+  int64_t job;       /* the map job that raised it (0: none) */
 } mpb_fault;
+#define MPB_DEADLOCK (-2)
 
 typedef struct mpb_state {
   int use_mpi, own_mpi;
@@ -177,6 +201,14 @@ typedef struct mpb_state {
   int aborting;      /* told to stop the current task */
   int64_t abort_task;/* last task an ABORT was received for (workers) */
   int faulted;       /* this rank raised an error in the current task */
+  int phase;         /* MPB_PHASE_* */
+  mpb_waiting waiting;
+  char where[192];   /* where this rank was when the abort reached it */
+  /* Rank 0: its wait has nothing to do (called when it naps; tasks/ looks
+  ** for a deadlock and runs the watchdog). */
+  void (*on_idle)(struct mpb_state *st, double waited);
+  struct mpb_snap *snap;  /* rank 0: the looking around (tasks/where.c) */
+  char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
 
   /* rank 0: faults of the current task */
   mpb_fault first;
@@ -202,7 +234,8 @@ typedef struct mpb_state {
   void (*on_interrupt)(struct mpb_state *st);
   int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
   int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER in the current task */
-  int64_t dropped;   /* stale user messages dropped */
+  int64_t dropped;   /* stale user messages dropped here */
+  int64_t dropped_job; /* rank 0: messages of finished tasks never received, job-wide */
   uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */
   mpb_sendrec *sends;   /* user sends in flight */
   uint64_t send_ids;
@@ -331,6 +364,11 @@ typedef int (*mpb_ready)(mpb_state *st, void *ud);
 #define MPB_WAIT_CTL 2     /* waiting for control messages only */
 #define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
+/* The same for a message: the wait is described by d while it lasts. */
+void mpb_wait_msg(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
+                  const mpb_waitdesc *d);
+/* "file.lua:12": the innermost Lua function running on L (empty: none). */
+void mpb_lua_line(lua_State *L, char *buf, size_t n);
 /* The same without Lua (shutdown): gives up after timeout seconds; returns
 ** whether ready became true. */
 int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout);
@@ -371,6 +409,8 @@ extern volatile sig_atomic_t mpb_sigint;
 void mpb_interrupt(void);
 /* Consume a pending interrupt (rank 0) and raise "interrupted!". */
 void mpb_check_interrupt(lua_State *L, mpb_state *st);
+/* The thread running Lua now (the main thread, or a coroutine). */
+lua_State *mpb_running(void);
 
 /* ------------------------------------------------------------- adopt.c */
 /* Wrap L's allocator so received long strings can be adopted (when L uses

@@ -20,6 +20,7 @@
 ** a second one ends a process stuck in a C call.
 */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -73,6 +74,11 @@ static void poll_hook(lua_State *L, lua_Debug *ar) {
   mpb_poll(st);
   if (st->gc_wanted) mpb_arrivals_collect(L, st);
   if (st->aborting && st->in_task) {
+    if (!st->where[0]) { /* where the abort found this rank */
+      char line[96];
+      mpb_lua_line(L, line, sizeof line);
+      snprintf(st->where, sizeof st->where, "running at %s", line[0] ? line : "?");
+    }
     /* keep raising until the task runner has it, even through user pcalls */
     install(L, LUA_MASKCOUNT, 1000);
     mpb_raise_abort(L);
@@ -116,6 +122,11 @@ static void on_sigint(int sig) {
 void mpb_check_interrupt(lua_State *L, mpb_state *st) {
   if (!mpb_sigint || st->rank != 0) return;
   mpb_sigint = 0;
+  if (st->in_task && !st->where[0]) {
+    char line[96];
+    mpb_lua_line(L, line, sizeof line);
+    snprintf(st->where, sizeof st->where, "running at %s", line[0] ? line : "?");
+  }
   if (signals_on) catch_sigint();
   if (st->in_task && st->on_interrupt) { /* stop the task everywhere */
     st->on_interrupt(st);
@@ -210,6 +221,8 @@ static void replace_coroutine_lib(lua_State *L) {
   }
   lua_pop(L, 1);
 }
+
+lua_State *mpb_running(void) { return running; }
 
 /* ------------------------------------------------------------ arming */
 void mpb_hook_init(lua_State *L, mpb_state *st) {

@@ -31,8 +31,8 @@ void mpb_inbox_clear(mpb_state *st, int all) {
     while ((m = mpb_queue_pop(q))) {
       if (!all && mpb_msg_hdr(m).task >= st->task) {
         mpb_queue_push(&keep, m);
-      } else {
-        if (chan == MPB_CH_USER || chan == MPB_CH_CUSER) st->dropped++;
+      } else { /* rank 0 counted those of a finished task job-wide (dropped_job) */
+        if ((chan == MPB_CH_USER || chan == MPB_CH_CUSER) && (all || st->rank != 0)) st->dropped++;
         mpb_msg_free(m);
       }
     }
@@ -69,7 +69,8 @@ mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const cha
       if (src == st->rank || st->size == 1)
         luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                    fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-      mpb_wait(L, st, have_msg, &a, 0);
+      mpb_waitdesc d = {fname, src, 0, 0};
+      mpb_wait_msg(L, st, have_msg, &a, &d);
     }
   }
   mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));

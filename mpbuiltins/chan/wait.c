@@ -14,6 +14,7 @@
 ** naps at most NAP_SHORT.
 */
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "chan/chan.h"
@@ -62,7 +63,7 @@ static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int ove
 }
 
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags) {
-  double t0 = 0;
+  double t0 = 0, since = 0;
   long nap = NAP_FIRST_NS;
   unsigned spins = 0;
   int ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
@@ -79,9 +80,52 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
     }
     if (!st->use_mpi) luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)",
                                  st->rank, st->size);
-    if (back_off(st, ready, ud, flags, over, &spins, &t0, &nap))
+    if (back_off(st, ready, ud, flags, over, &spins, &t0, &nap)) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
+    } else if (nap > NAP_FIRST_NS && st->on_idle && !(flags & MPB_WAIT_HOT)) {
+      double t = mpb_now(); /* napping: a long wait, time to look around */
+      if (since == 0) since = t;
+      st->on_idle(st, t - since);
+    }
   }
+}
+
+void mpb_wait_msg(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
+                  const mpb_waitdesc *d) {
+  mpb_waiting prev = st->waiting;
+  st->waiting.d = d;
+  st->waiting.L = L;
+  st->waiting.ready = ready;
+  st->waiting.ud = ud;
+  mpb_wait(L, st, ready, ud, 0);
+  st->waiting = prev;
+}
+
+void mpb_lua_line(lua_State *L, char *buf, size_t n) {
+  lua_Debug ar;
+  buf[0] = '\0';
+  for (int level = 0; L && lua_getstack(L, level, &ar); level++)
+    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+      snprintf(buf, n, "%s:%d", ar.short_src, ar.currentline);
+      return;
+    }
+}
+
+/* Where this rank is, as the abort reaches it (reports say it for every rank). */
+static void note_where(lua_State *L, mpb_state *st) {
+  char line[96];
+  const mpb_waitdesc *d = st->waiting.d;
+  mpb_lua_line(L, line, sizeof line);
+  if (d) {
+    char peer[32] = "", seq[40] = "";
+    if (d->peer >= 0) snprintf(peer, sizeof peer, " from rank %d", d->peer);
+    if (d->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)d->seq);
+    snprintf(st->where, sizeof st->where, "in mp.%s%s%s%s%s", d->op, peer, seq,
+             line[0] ? " at " : "", line);
+  } else if (line[0]) {
+    snprintf(st->where, sizeof st->where, "at %s", line);
+  }
+  st->waiting.d = NULL; /* the wait is over, raised out of */
 }
 
 int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
@@ -133,7 +177,11 @@ int mpb_is_abort(lua_State *L, int idx) {
 }
 
 void mpb_check_abort(lua_State *L, mpb_state *st) {
-  if (st->aborting && st->in_task) mpb_raise_abort(L);
+  if (st->aborting && st->in_task) {
+    if (!st->where[0]) note_where(L, st);
+    mpb_raise_abort(L);
+  }
+  if (mpb_sigint && st->rank == 0 && !st->where[0]) note_where(L, st);
   mpb_check_interrupt(L, st);
   if (st->mpi_err[0]) {
     char msg[MPB_ERRLEN];

@@ -193,7 +193,8 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
     luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
   want w = {c, chan, src};
-  mpb_wait(L, st, have, &w, 0);
+  mpb_waitdesc d = {fname, src >= 0 ? c->ranks[src] : -1, c->id, 0};
+  mpb_wait_msg(L, st, have, &w, &d);
   return mpb_comm_peek(st, c, chan, src, 1);
 }
 

@@ -71,8 +71,9 @@ static int probe(lua_State *L) {
     if (st->size == 1)
       luaL_error(L, "mp.probe: " MPB_RANKFMT " would wait forever: nothing can arrive", st->rank,
                  st->size);
-    if (mode == 1) mpb_wait(L, st, any_queued, NULL, 0);
-    else mpb_wait(L, st, new_arrival, &since, 0);
+    mpb_waitdesc d = {"probe", -1, 0, 0};
+    if (mode == 1) mpb_wait_msg(L, st, any_queued, NULL, &d);
+    else mpb_wait_msg(L, st, new_arrival, &since, &d);
   }
   lua_newtable(L);
   int k = 0;

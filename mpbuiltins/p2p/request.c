@@ -261,7 +261,9 @@ static int r_wait(lua_State *L) {
     mpb_poll(st);
     if (!req_done(st, r)) {
       if (forever(st, r)) no_forever(L, st, "wait");
-      mpb_wait(L, st, ready1, r, 0);
+      mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0};
+      if (r->kind == R_RECV) mpb_wait_msg(L, st, ready1, r, &d);
+      else mpb_wait(L, st, ready1, r, 0); /* a send completes by itself */
     }
   }
   lua_settop(L, 1);
@@ -334,7 +336,8 @@ static int waitall(lua_State *L) {
     if (!all_done(st, &a)) {
       for (lua_Integer i = a.i; i < a.n; i++)
         if (forever(st, a.v[i])) no_forever(L, st, "waitall");
-      mpb_wait(L, st, all_done, &a, 0);
+      mpb_waitdesc d = {"waitall", -1, 0, 0};
+      mpb_wait_msg(L, st, all_done, &a, &d);
     }
   }
   lua_createtable(L, (int)a.n, 0);
@@ -377,7 +380,8 @@ static int waitany(lua_State *L) {
     mpb_poll(st);
     if (!any_done(st, &a)) {
       if (stuck == active) no_forever(L, st, "waitany");
-      mpb_wait(L, st, any_done, &a, 0);
+      mpb_waitdesc d = {"waitany", -1, 0, 0};
+      mpb_wait_msg(L, st, any_done, &a, &d);
     }
   }
   lua_pushinteger(L, a.i + 1);

@@ -21,15 +21,26 @@
 #include <string.h>
 
 #include "tasks/tasks.h"
+#include "wire/wire.h"
 
-void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
-  if (st->first.rank >= 0) return;
+void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len,
+                            const char *value, size_t vlen, int64_t job) {
+  if (st->first.rank != -1) return;
   st->first.rank = rank;
+  st->first.job = job;
   st->first.msg = malloc(len + 1);
   if (st->first.msg) {
     memcpy(st->first.msg, msg, len);
     st->first.msg[len] = '\0';
   }
+  if (vlen && (st->first.value = malloc(vlen))) {
+    memcpy(st->first.value, value, vlen);
+    st->first.vlen = vlen;
+  }
+}
+
+void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
+  mpb_fault_record_value(st, rank, msg, len, NULL, 0, 0);
 }
 
 void mpb_abort_begin(mpb_state *st) {
@@ -58,7 +69,7 @@ static int drained(mpb_state *st, void *ud) {
   return st->sends == NULL && mpb_arrivals_idle(st) && st->nfault_msgs >= st->nfault_expect;
 }
 
-static void wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
+void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
   mpb_wait(L, st, req_done, req, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
 }
 
@@ -86,7 +97,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     MPI_Request req;
     if (MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req) != MPI_SUCCESS)
       mpb_fatal(st, "the abort protocol failed");
-    wait_req(L, st, &req);
+    mpb_wait_req(L, st, &req);
     int nf = 0;
     for (size_t p = 0; p < n; p++) {
       if (p > 0) nf += (int)in[2 * p + 1];
@@ -95,20 +106,22 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     st->nfault_expect = st->rank == 0 ? nf : 0;
     mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     free(out);
+    mpb_where_gather(L, st);
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
     if (MPI_Ibarrier(st->ctl, &req) != MPI_SUCCESS) mpb_fatal(st, "the abort protocol failed");
-    wait_req(L, st, &req);
+    mpb_wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
     ** pending on the old one can never match after the abort */
     MPI_Comm_free(&st->ccomm);
     if (MPI_Comm_idup(st->base, &st->ccomm, &req) != MPI_SUCCESS)
       mpb_fatal(st, "cannot renew the extensions' communicator");
-    wait_req(L, st, &req);
+    mpb_wait_req(L, st, &req);
     st->nself = st->faulted + nf;
   } else {
     clean(st);
+    mpb_where_gather(L, st);
     st->nself = st->faulted;
   }
   st->faulted = 0;
@@ -118,16 +131,122 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   mpb_hook_arm(st, 0);
 }
 
-void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
-  int others = st->size - st->nself;
-  if (st->first.rank < 0) {
-    lua_pushfstring(L, "mp.%s: task aborted", fname);
-    return;
+/* ------------------------------------------------------------ reports */
+/* The error a failed task raises on rank 0 (mp.TaskError): its fields say
+** who faulted, what, where every rank was; tostring gives the text, and
+** string methods work on that text (err:find(...) as on a message). */
+static int te_tostring(lua_State *L) {
+  lua_getfield(L, 1, "text");
+  return 1;
+}
+
+static int te_index(lua_State *L) {
+  if (lua_type(L, 2) != LUA_TSTRING) return 0;
+  lua_getglobal(L, "string");
+  if (lua_type(L, -1) != LUA_TTABLE || lua_getfield(L, -1, lua_tostring(L, 2)) != LUA_TFUNCTION)
+    return 0;
+  return 1; /* called as err:find(...): string.find(err, ...), err's __tostring below */
+}
+
+static int te_string_arg(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  return 1;
+}
+
+static int te_concat(lua_State *L) {
+  luaL_tolstring(L, 1, NULL);
+  luaL_tolstring(L, 2, NULL);
+  lua_concat(L, 2);
+  return 1;
+}
+
+static int te_len(lua_State *L) {
+  lua_getfield(L, 1, "text");
+  lua_pushinteger(L, (lua_Integer)luaL_len(L, -1));
+  return 1;
+}
+
+static void push_meta(lua_State *L) {
+  if (luaL_newmetatable(L, "mp.TaskError")) {
+    static const luaL_Reg mm[] = {{"__tostring", te_tostring}, {"__index", te_index},
+                                  {"__concat", te_concat}, {"__len", te_len}, {NULL, NULL}};
+    luaL_setfuncs(L, mm, 0);
   }
-  lua_pushfstring(L, "mp.%s: rank %d/%d faulted: %s\n(%d rank%s faulted on %s own, %d stopped)",
-                  fname, st->first.rank, st->size, st->first.msg ? st->first.msg : "?",
-                  st->nself, st->nself == 1 ? "" : "s", st->nself == 1 ? "its" : "their",
-                  others < 0 ? 0 : others);
+}
+
+/* string.find(err, ...) gets the table: string functions take their first
+** argument through tostring only for numbers, so wrap each in a closure
+** that converts the error object first. */
+static int te_method(lua_State *L) {
+  lua_pushcfunction(L, te_string_arg);
+  lua_pushvalue(L, 1);
+  lua_call(L, 1, 1);
+  lua_replace(L, 1);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+static int te_index_wrapped(lua_State *L) {
+  if (!te_index(L)) return 0;
+  lua_pushcclosure(L, te_method, 1);
+  return 1;
+}
+
+void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
+  int others = st->size - st->nself, r = st->first.rank;
+  const char *msg = st->first.msg ? st->first.msg : "?";
+  char where[4096];
+  mpb_where_text(st, r >= 0 ? r : -1, where, sizeof where);
+  lua_createtable(L, 0, 8);
+  int t = lua_gettop(L);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (r == -1) luaL_addstring(&b, lua_pushfstring(L, "mp.%s: task aborted", fname)), lua_pop(L, 1);
+  else if (r == MPB_DEADLOCK) {
+    lua_pushfstring(L, "mp.%s: %s", fname, msg);
+    luaL_addvalue(&b);
+  } else {
+    lua_pushfstring(L, "mp.%s: rank %d/%d faulted: %s\n(%d rank%s faulted on %s own, %d stopped)",
+                    fname, r, st->size, msg, st->nself, st->nself == 1 ? "" : "s",
+                    st->nself == 1 ? "its" : "their", others < 0 ? 0 : others);
+    luaL_addvalue(&b);
+  }
+  if (where[0] && r != MPB_DEADLOCK) { /* a deadlock's message says it already */
+    luaL_addstring(&b, r >= 0 ? "\nwhere the others were:\n  " : "\nwhere the ranks were:\n  ");
+    luaL_addstring(&b, where);
+  }
+  luaL_pushresult(&b);
+  lua_setfield(L, t, "text");
+  lua_pushinteger(L, r >= 0 ? r : -1);
+  lua_setfield(L, t, "rank");
+  const char *tb = strstr(msg, "\nstack traceback:");
+  lua_pushlstring(L, msg, tb ? (size_t)(tb - msg) : strlen(msg));
+  lua_setfield(L, t, "message");
+  lua_pushstring(L, tb ? tb + 1 : "");
+  lua_setfield(L, t, "traceback");
+  lua_pushboolean(L, r == MPB_DEADLOCK);
+  lua_setfield(L, t, "deadlock");
+  if (st->first.job) {
+    lua_pushinteger(L, st->first.job);
+    lua_setfield(L, t, "job");
+  }
+  if (st->first.vlen) { /* the error value itself, when it could travel */
+    char err[MPB_ERRLEN];
+    if (mpb_wire_decode(L, st->first.value, st->first.vlen, 0, err, sizeof err) == 1)
+      lua_setfield(L, t, "value");
+  }
+  lua_createtable(L, st->size, 1);
+  for (int p = 0; st->wheres && p < st->size; p++) {
+    lua_pushstring(L, st->wheres + 192 * (size_t)p);
+    lua_rawseti(L, -2, p);
+  }
+  lua_setfield(L, t, "where");
+  push_meta(L);
+  lua_pushcfunction(L, te_index_wrapped);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, t);
 }
 
 /* mp.abort([msg]): stop the current task on purpose (an error on this rank). */
@@ -152,10 +271,19 @@ static int worker_exit(lua_State *L) {
 }
 
 /* ------------------------------------------------------ control handlers */
+/* FAULT: u32 text length, the text (message and traceback), the error
+** value wire-encoded (when it could be); the header's value: a map job. */
 static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task == st->task && st->rank == 0) {
+    const char *body = m->buf + sizeof *h;
+    size_t len = m->len - sizeof *h;
+    uint32_t tl = 0;
+    if (len >= 4) memcpy(&tl, body, 4);
+    if (len < 4 || tl > len - 4) tl = 0;
+    const char *text = len >= 4 ? body + 4 : "?";
+    size_t vlen = len >= 4 ? len - 4 - tl : 0;
     st->nfault_msgs++;
-    mpb_fault_record(st, m->src, m->buf + sizeof *h, m->len - sizeof *h);
+    mpb_fault_record_value(st, m->src, tl ? text : "?", tl ? tl : 1, text + tl, vlen, h->value);
     if (!st->aborting) mpb_abort_begin(st);
   }
   mpb_msg_free(m);

@@ -8,6 +8,7 @@
 ** arguments.
 */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,60 @@ int mpb_msgh(lua_State *L) {
   }
   luaL_traceback(L, L, msg, 1);
   return 1;
+}
+
+static const char FAULT_VALUE[] = "mp.fault.value";
+
+/* The message handler of a task: mpb_msgh's text, without the frames of the
+** runtime that ran the task (trailing "[C]: in ?" lines), and the error
+** value itself kept aside for the report (FAULT_VALUE). */
+static int task_msgh(lua_State *L) {
+  if (mpb_is_abort(L, 1)) return 1;
+  lua_pushvalue(L, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
+  lua_settop(L, 1);
+  mpb_msgh(L);
+  size_t len;
+  const char *t = lua_tolstring(L, -1, &len);
+  static const char tail[] = "\n\t[C]: in ?";
+  size_t tl = sizeof tail - 1, keep = len;
+  while (t && keep >= tl && memcmp(t + keep - tl, tail, tl) == 0) keep -= tl;
+  if (t && keep < len) lua_pushlstring(L, t, keep);
+  return 1;
+}
+
+/* The error of a failed task body (its text on top, the value kept by
+** task_msgh): the text, the value wire-encoded when it is not a string
+** and can travel (else none), and the map job it names. Pushes nothing. */
+typedef struct { const char *text; size_t tlen; char *value; size_t vlen; int64_t job; } fault;
+
+static fault fault_of(lua_State *L, mpb_state *st) {
+  fault f = {NULL, 0, NULL, 0, 0};
+  f.text = luaL_tolstring(L, -1, &f.tlen); /* pushed: left for the caller to drop */
+  lua_getfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
+  int v = lua_gettop(L);
+  if (lua_type(L, v) == LUA_TTABLE) {
+    lua_getfield(L, v, "job");
+    if (lua_isinteger(L, -1)) f.job = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!lua_isnil(L, v) && lua_type(L, v) != LUA_TSTRING) {
+    char err[MPB_ERRLEN];
+    struct mpb_wbuf *b = mpb_wbuf_push(L);
+    if (mpb_wire_encode(L, v, 1, b, lua_gettop(L), err, sizeof err) == 0) {
+      f.value = malloc(b->len + b->extlen + 1);
+      if (f.value) {
+        mpb_wbuf_flatten(b, f.value);
+        f.vlen = b->len + b->extlen;
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
+  (void)st;
+  return f;
 }
 
 /* ---------------------------------------------------------- operations */
@@ -121,8 +176,12 @@ static void task_reset(mpb_state *st, int64_t task) {
   st->nfault_msgs = 0;
   st->first.rank = -1;
   free(st->first.msg);
-  st->first.msg = NULL;
+  free(st->first.value);
+  st->first.msg = st->first.value = NULL;
+  st->first.vlen = 0;
+  st->first.job = 0;
   mpb_inbox_clear(st, 0);
+  mpb_where_reset(st);
 }
 
 static void send_children(mpb_state *st, int kind, int32_t arg, int64_t value,
@@ -159,24 +218,27 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   mpb_encode_done(st, b);
   lua_settop(L, base + n);
 
-  lua_pushcfunction(L, mpb_msgh);
+  lua_pushcfunction(L, task_msgh);
   lua_pushcfunction(L, op_body);
   lua_pushinteger(L, op);
   lua_rotate(L, base + 1, 3);
   st->in_task = 1;
+  st->phase = MPB_PHASE_RUN;
   mpb_hook_arm(st, 1);
   int status = lua_pcall(L, n + 1, LUA_MULTRET, base + 1);
   st->in_task = 0;
   if (status != LUA_OK) {
     mpb_poll(st); /* a FAULT that arrived while this rank was busy came first */
     if (!mpb_is_abort(L, -1)) {
-      size_t mlen;
-      const char *msg = luaL_tolstring(L, -1, &mlen);
-      mpb_fault_record(st, 0, msg, mlen);
+      fault f = fault_of(L, st);
+      mpb_fault_record_value(st, 0, f.text, f.tlen, f.value, f.vlen, f.job);
+      free(f.value);
       st->faulted = 1;
+      if (!st->where[0]) snprintf(st->where, sizeof st->where, "faulted");
     }
     if (!st->aborting) mpb_abort_begin(st);
   } else if (!st->aborting) {
+    st->phase = MPB_PHASE_FINISHED;
     mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (mpb_sigint && !st->aborting) {
       mpb_sigint = 0;
@@ -189,12 +251,15 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   if (st->aborting) {
     lua_settop(L, base);
     mpb_resync(L, st);
+    st->phase = MPB_PHASE_IDLE;
     mpb_fault_report(L, st, fname);
     MPB_TRACE_END();
     if (st->host.fault) st->host.fault(L, st->host.ud); /* e.g. batch mode ends the job */
     return lua_error(L);
   }
+  st->phase = MPB_PHASE_IDLE;
   int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
+  st->dropped_job += unrecv > 0 ? unrecv : 0;
   if (unrecv > 0)
     mpb_warn(L, "mp.%s: warning: %lld message%s sent during the task never received (dropped)",
              fname, (long long)unrecv, unrecv == 1 ? " was" : "s were");
@@ -238,22 +303,35 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   u->src = m->src;
   mpb_msg_free(m);
   int top = lua_gettop(L);
-  lua_pushcfunction(L, mpb_msgh);
+  lua_pushcfunction(L, task_msgh);
   lua_pushcfunction(L, task_main);
   mpb_msg_hold(L, u);
   lua_pushinteger(L, h.arg);
   st->in_task = 1;
+  st->phase = MPB_PHASE_RUN;
   mpb_hook_arm(st, 1);
   int status = lua_pcall(L, 2, 0, top + 1);
   st->in_task = 0;
   if (status != LUA_OK && !mpb_is_abort(L, -1) && !st->aborting) {
-    size_t len;
-    const char *msg = luaL_tolstring(L, -1, &len);
-    mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, 0, msg, len);
+    fault f = fault_of(L, st); /* FAULT: u32 text length, text, the value */
+    uint32_t tl = (uint32_t)(f.tlen > UINT32_MAX ? UINT32_MAX : f.tlen);
+    char *body = malloc(4 + tl + f.vlen);
+    if (body) {
+      memcpy(body, &tl, 4);
+      memcpy(body + 4, f.text, tl);
+      if (f.vlen) memcpy(body + 4 + tl, f.value, f.vlen);
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, body, 4 + tl + f.vlen);
+    } else {
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, &tl, 0);
+    }
+    free(body);
+    free(f.value);
     st->faulted = 1;
+    snprintf(st->where, sizeof st->where, "faulted");
   }
   lua_settop(L, top);
   if (status == LUA_OK && !st->aborting) {
+    st->phase = MPB_PHASE_FINISHED;
     mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (!st->aborting) {
       int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
@@ -262,6 +340,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   }
   mpb_hook_arm(st, 0);
   if (st->aborting || status != LUA_OK) mpb_resync(L, st);
+  st->phase = MPB_PHASE_IDLE;
 }
 
 static int idle_ready(mpb_state *st, void *ud) {

@@ -37,15 +37,33 @@ void mpb_abort_handlers(mpb_state *st);
 void mpb_resync(lua_State *L, mpb_state *st);
 /* Rank 0: record a fault (first one wins); msg copied. */
 void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
+/* The same with the error value (wire-encoded, vlen bytes, copied) and the
+** map job that raised it (0: none). */
+void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len,
+                            const char *value, size_t vlen, int64_t job);
 /* Rank 0: start the abort of the current task. */
 void mpb_abort_begin(mpb_state *st);
-/* Rank 0: push the error report of the last abort. */
+/* Rank 0: push the error of the last abort (an mp.TaskError: fields text,
+** rank, message, traceback, where, job, value, deadlock; tostring: text). */
 void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
+
+/* Wait (the one wait, hot) for a request of the control communicator. */
+void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req);
+
+/* -------------------------------------------------------------- where.c */
+/* A task begins: nothing seen yet. */
+void mpb_where_reset(mpb_state *st);
+/* In the abort protocol (collective): every rank's `where` to rank 0. */
+void mpb_where_gather(lua_State *L, mpb_state *st);
+/* Rank 0: the gathered whereabouts as lines (ranks with the same text
+** collapsed), rank skip left out. */
+void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap);
 
 /* ---------------------------------------------------------------- openers */
 void mpb_open_task(lua_State *L);    /* exec, include, require, cd, nfan, handout, handin */
 void mpb_open_abort(lua_State *L);   /* abort, os.exit on workers */
 void mpb_open_pool(lua_State *L);    /* pool, pmap */
 void mpb_open_connect(lua_State *L); /* connect, disconnect */
+void mpb_open_where(lua_State *L);   /* watchdog; deadlock detection */
 
 #endif

@@ -8,11 +8,14 @@ tsock="$tmp/tmux.sock"
 trap 'tmux -S "$tsock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 # term_start CMD: run CMD (a shell command line) in a fresh 200x50 terminal;
-# when it ends, "EXIT <status>" is shown
+# when it ends, "EXIT <status>" is shown. The pane's shell catches SIGINT (a
+# handler, so CMD still gets the default): a user's interactive shell puts
+# CMD in a process group of its own, but the pane's `sh -c` shares CMD's, and
+# dash, unlike bash, dies of the Ctrl-C meant for CMD.
 term_start() {
   tmux -S "$tsock" kill-server 2>/dev/null || true
   tmux -S "$tsock" -f /dev/null new-session -d -x 200 -y 50 \
-    "$1; echo \"EXIT \$?\"; exec cat >/dev/null"
+    "trap : INT; $1; echo \"EXIT \$?\"; exec cat >/dev/null"
   tmux -S "$tsock" set-option -g history-limit 10000 >/dev/null
 }
 

@@ -1,0 +1,408 @@
+/*
+** Where every rank is: deadlocks told exactly, the watchdog, and the
+** whereabouts of every abort report (DESIGN.md section 9).
+**
+** When rank 0 has waited long enough to nap (a user wait, or the fan-in of
+** its task), it asks every rank where it stands (SNAP, with back-off: the
+** first after a few milliseconds, then doubling to one a second). A rank
+** answers at once from its poll (STATE): running (with the Lua line it is
+** at), blocked in a wait for a message (which, from whom, and the line that
+** called it; its wait checked once more first), or finished its part, and
+** its counts of user messages sent to and received from every rank. Nothing
+** of this costs anything until a wait naps.
+**
+** A deadlock is exact, not a guess: every rank blocked or finished, one at
+** least blocked, and every message sent to a blocked rank received (counts
+** per pair), in two answers in a row. A blocked rank sends nothing until it
+** unblocks, and a message that could unblock one would show as sent and not
+** received; so nothing can ever change, and rank 0 aborts the task with a
+** report that names who waits for what.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tasks/tasks.h"
+
+#define WHERE 192
+enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE };
+
+typedef struct {
+  int64_t round, task;
+  int32_t state, peer;
+  uint32_t comm, seq;
+  char op[24];
+  char line[96];
+} snap_head;
+
+struct mpb_snap {
+  int64_t round;           /* the round under way or last done */
+  int pending;             /* answers still to come */
+  double started, next, gap;
+  char *answers;           /* [size] (head + sent[size] + recvd[size]) */
+  char *previous;          /* the last complete round, to compare */
+  int have_previous;
+  double watchdog;         /* seconds (0: off) */
+  int watchdog_abort;
+  double watched;          /* the wait length last reported */
+};
+
+static size_t answer_size(const mpb_state *st) {
+  return sizeof(snap_head) + 2 * sizeof(int64_t) * (size_t)st->size;
+}
+
+static snap_head *answer(mpb_state *st, char *all, int r) {
+  return (snap_head *)(void *)(all + answer_size(st) * (size_t)r);
+}
+
+static int64_t *counts(snap_head *h) { return (int64_t *)(void *)(h + 1); }
+
+/* This rank's answer, made from its poll: consistent with what it holds. */
+static void describe(mpb_state *st, snap_head *h) {
+  memset(h, 0, sizeof *h);
+  h->task = st->task;
+  h->state = S_RUNNING;
+  const mpb_waitdesc *d = st->waiting.d;
+  int quiet = mpb_arrivals_idle(st) && !st->sends;
+  if (d && quiet && !st->waiting.ready(st, st->waiting.ud)) {
+    h->state = S_BLOCKED;
+    h->peer = d->peer;
+    h->comm = d->comm;
+    h->seq = d->seq;
+    snprintf(h->op, sizeof h->op, "%s", d->op);
+    mpb_lua_line(st->waiting.L, h->line, sizeof h->line);
+  } else if ((st->phase == MPB_PHASE_FINISHED || st->phase == MPB_PHASE_IDLE) && quiet) {
+    h->state = S_FINISHED; /* idle: done with this task (a task not begun has an older number) */
+  } else {
+    mpb_lua_line(mpb_running(), h->line, sizeof h->line);
+  }
+  int64_t *c = counts(h);
+  memcpy(c, st->sent_to, sizeof(int64_t) * (size_t)st->size);
+  memcpy(c + st->size, st->recvd_from, sizeof(int64_t) * (size_t)st->size);
+}
+
+/* ------------------------------------------------------------ wording */
+static void say_state(const snap_head *h, char *buf, size_t n) {
+  /* worded for one rank; collapse() turns "has" into "have" for several */
+  char peer[32] = "", seq[40] = "", at[112] = "";
+  if (h->peer >= 0) snprintf(peer, sizeof peer, " from rank %d", h->peer);
+  if (h->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)h->seq);
+  if (h->line[0]) snprintf(at, sizeof at, " at %s", h->line);
+  switch (h->state) {
+    case S_BLOCKED: snprintf(buf, n, "waits in mp.%s%s%s%s", h->op, peer, seq, at); break;
+    case S_FINISHED: snprintf(buf, n, "has finished the task"); break;
+    case S_IDLE: snprintf(buf, n, "has not started the task"); break;
+    default: snprintf(buf, n, "is running%s", at); break;
+  }
+}
+
+/* "ranks 1-3,7: text" for the ranks whose text (at stride bytes in texts,
+** empty: none) is the same, texts in order of first appearance, sep between. */
+static void collapse(const char *texts, size_t stride, int n, const char *sep, char *out,
+                     size_t cap) {
+  size_t len = 0;
+  char *done = calloc((size_t)n ? (size_t)n : 1, 1);
+  out[0] = '\0';
+  for (int r = 0; r < n && done && len < cap; r++) {
+    const char *t = texts + stride * (size_t)r;
+    if (done[r] || !t[0]) continue;
+    char ranks[256];
+    size_t rl = 0;
+    int count = 0;
+    ranks[0] = '\0';
+    for (int q = r; q < n; q++) {
+      if (done[q] || strcmp(t, texts + stride * (size_t)q) != 0) continue;
+      int e = q; /* a run q..e of the same text */
+      while (e + 1 < n && !done[e + 1] && strcmp(t, texts + stride * (size_t)(e + 1)) == 0) e++;
+      for (int k = q; k <= e; k++) done[k] = 1;
+      if (rl + 24 < sizeof ranks)
+        rl += (size_t)(e > q ? snprintf(ranks + rl, sizeof ranks - rl, "%s%d-%d", count ? "," : "", q, e)
+                             : snprintf(ranks + rl, sizeof ranks - rl, "%s%d", count ? "," : "", q));
+      count += e - q + 1;
+      q = e;
+    }
+    const char *verb = t;
+    char plural[WHERE];
+    if (count > 1 && strncmp(t, "has ", 4) == 0) { /* ranks 1-3 have finished */
+      snprintf(plural, sizeof plural, "have %s", t + 4);
+      verb = plural;
+    } else if (count > 1 && strncmp(t, "waits ", 6) == 0) {
+      snprintf(plural, sizeof plural, "wait %s", t + 6);
+      verb = plural;
+    } else if (count > 1 && strncmp(t, "is ", 3) == 0) {
+      snprintf(plural, sizeof plural, "are %s", t + 3);
+      verb = plural;
+    }
+    len += (size_t)snprintf(out + len, cap - len, "%s%s %s%s%s", len ? sep : "",
+                            count > 1 ? "ranks" : "rank", ranks, sep[0] == ',' ? " " : ": ", verb);
+  }
+  free(done);
+}
+
+/* --------------------------------------------------------- the verdict */
+static int deadlocked(mpb_state *st, char *all) {
+  int n = st->size, blocked = 0;
+  for (int p = 0; p < n; p++) {
+    snap_head *h = answer(st, all, p);
+    if (h->task != st->task) return 0;
+    if (h->state == S_BLOCKED) blocked++;
+    else if (h->state != S_FINISHED) return 0;
+  }
+  if (!blocked) return 0;
+  for (int p = 0; p < n; p++) { /* nothing on its way to a blocked rank */
+    snap_head *h = answer(st, all, p);
+    if (h->state != S_BLOCKED) continue;
+    for (int q = 0; q < n; q++)
+      if (counts(answer(st, all, q))[p] != counts(h)[n + q]) return 0;
+  }
+  return 1;
+}
+
+/* The deadlock's words: one rank waiting on one finished peer says so as
+** the wait would; else every rank's state. */
+static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
+  int n = st->size, nb = 0, b = -1;
+  for (int p = 0; p < n; p++)
+    if (answer(st, all, p)->state == S_BLOCKED) nb++, b = p;
+  snap_head *h = answer(st, all, b);
+  if (nb == 1) { /* one rank waits for others that are done */
+    char who[64];
+    if (h->peer >= 0) snprintf(who, sizeof who, "rank %d has", h->peer);
+    else snprintf(who, sizeof who, n > 2 ? "every other rank has" : "the other rank has");
+    snprintf(out, cap, "mp.%s: [rank %d/%d] would wait forever: %s finished the task%s%s%s", h->op,
+             b, n, who, h->line[0] ? " (at " : "", h->line, h->line[0] ? ")" : "");
+    return;
+  }
+  char *texts = calloc((size_t)n, WHERE);
+  if (!texts) {
+    snprintf(out, cap, "deadlock: every rank waits or has finished");
+    return;
+  }
+  for (int p = 0; p < n; p++) say_state(answer(st, all, p), texts + WHERE * (size_t)p, WHERE);
+  int k = snprintf(out, cap, "deadlock: ");
+  collapse(texts, WHERE, n, ", ", out + k, cap - (size_t)k);
+  free(texts);
+}
+
+static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
+  char *texts = calloc((size_t)st->size, WHERE);
+  if (!texts) {
+    out[0] = '\0';
+    return;
+  }
+  for (int p = 0; p < st->size; p++) {
+    snap_head *h = answer(st, all, p);
+    if (h->round == st->snap->round) say_state(h, texts + WHERE * (size_t)p, WHERE);
+    else snprintf(texts + WHERE * (size_t)p, WHERE, "did not answer (busy in C code?)");
+  }
+  collapse(texts, WHERE, st->size, "\n  ", out, cap);
+  free(texts);
+}
+
+/* -------------------------------------------------------------- rounds */
+static void complete(mpb_state *st) {
+  struct mpb_snap *s = st->snap;
+  describe(st, answer(st, s->answers, 0)); /* rank 0's own, now */
+  answer(st, s->answers, 0)->round = s->round;
+  size_t all = answer_size(st) * (size_t)st->size;
+  int dead = deadlocked(st, s->answers);
+  if (dead && s->have_previous) { /* the same picture twice: final */
+    int same = 1;
+    for (int p = 0; p < st->size && same; p++) {
+      snap_head *a = answer(st, s->answers, p), *b = answer(st, s->previous, p);
+      same = a->state == b->state && memcmp(counts(a), counts(b), 2 * sizeof(int64_t) *
+                                                                        (size_t)st->size) == 0;
+    }
+    if (same && !st->aborting) {
+      char msg[1024];
+      deadlock_message(st, s->answers, msg, sizeof msg);
+      mpb_fault_record(st, MPB_DEADLOCK, msg, strlen(msg));
+      mpb_abort_begin(st);
+      return;
+    }
+  }
+  memcpy(s->previous, s->answers, all);
+  s->have_previous = dead;
+  if (dead) s->next = 0; /* confirm at once */
+}
+
+static void on_state(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  struct mpb_snap *s = st->snap;
+  if (s && m->len == sizeof *h + answer_size(st) && h->value == s->round && s->pending > 0 &&
+      m->src > 0 && m->src < st->size) {
+    memcpy(answer(st, s->answers, m->src), m->buf + sizeof *h, answer_size(st));
+    if (--s->pending == 0) complete(st);
+  }
+  mpb_msg_free(m);
+}
+
+static void on_snap(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  size_t len = answer_size(st);
+  char *buf = malloc(len);
+  if (buf) {
+    describe(st, (snap_head *)(void *)buf);
+    ((snap_head *)(void *)buf)->round = h->value;
+    mpb_ctl_send(st, 0, MPB_CTL_STATE, h->task, 0, h->value, buf, len);
+    free(buf);
+  }
+  mpb_msg_free(m);
+}
+
+static void watchdog_report(mpb_state *st, double waited) {
+  struct mpb_snap *s = st->snap;
+  char text[4096];
+  describe(st, answer(st, s->answers, 0)); /* rank 0 itself, now */
+  answer(st, s->answers, 0)->round = s->round;
+  whereabouts(st, s->answers, text, sizeof text);
+  char head[128];
+  snprintf(head, sizeof head, "mp: the task has waited %.0f s (MPLUA_WATCHDOG): where the ranks are", waited);
+  if (s->watchdog_abort && !st->aborting) {
+    char msg[4300];
+    snprintf(msg, sizeof msg, "watchdog: waited %.0f s\n  %s", waited, text);
+    mpb_fault_record(st, MPB_DEADLOCK, msg, strlen(msg));
+    mpb_abort_begin(st);
+    return;
+  }
+  char msg[4300];
+  snprintf(msg, sizeof msg, "%s\n  %s", head, text);
+  mpb_warn(st->L, "%s", msg);
+}
+
+/* Rank 0 naps in a wait: look around, now and then. */
+static void on_idle(mpb_state *st, double waited) {
+  struct mpb_snap *s = st->snap;
+  if (!s || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
+  double now = mpb_now();
+  if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
+                                                                   answered: try anew */
+  if (s->pending > 0) { /* a round under way: answers come from polls */
+    if (s->watchdog > 0 && waited >= s->watchdog && now - s->started > 1.0 &&
+        waited >= 2 * s->watched) { /* someone does not answer: say so anyway */
+      s->watched = waited;
+      watchdog_report(st, waited);
+    }
+    return;
+  }
+  if (s->watchdog > 0 && waited >= s->watchdog && waited >= 2 * s->watched &&
+      answer(st, s->answers, 0)->round == s->round) {
+    s->watched = waited;
+    watchdog_report(st, waited);
+  }
+  if (now < s->next) return;
+  s->round++;
+  s->started = now;
+  s->next = now + s->gap;
+  if (s->gap < 1.0) s->gap *= 2;
+  s->pending = st->size - 1;
+  for (int r = 1; r < st->size; r++) mpb_ctl_send(st, r, MPB_CTL_SNAP, st->task, 0, s->round, NULL, 0);
+}
+
+void mpb_where_reset(mpb_state *st) {
+  struct mpb_snap *s = st->snap;
+  st->where[0] = '\0';
+  if (!s) return;
+  s->pending = 0;
+  s->have_previous = 0;
+  s->gap = 0.004;
+  s->next = mpb_now() + 0.002;
+  s->watched = 0;
+}
+
+/* --------------------------------------------------------- whereabouts */
+void mpb_where_gather(lua_State *L, mpb_state *st) {
+  if (!st->where[0]) {
+    const char *w = st->phase == MPB_PHASE_RUN ? "was stopped" : "had finished the task";
+    snprintf(st->where, sizeof st->where, "%s", w);
+  }
+  char *all = NULL;
+  if (st->rank == 0) {
+    free(st->wheres);
+    all = st->wheres = calloc((size_t)st->size, WHERE);
+    if (!all) mpb_fatal(st, "out of memory in the abort protocol");
+  }
+  if (st->size > 1 && st->use_mpi) {
+    MPI_Request req;
+    if (MPI_Igather(st->where, WHERE, MPI_CHAR, all, WHERE, MPI_CHAR, 0, st->ctl, &req) !=
+        MPI_SUCCESS)
+      mpb_fatal(st, "the abort protocol failed");
+    mpb_wait_req(L, st, &req);
+  } else if (all) {
+    memcpy(all, st->where, WHERE);
+  }
+  if (all)
+    for (int p = 0; p < st->size; p++) all[WHERE * (size_t)p + WHERE - 1] = '\0';
+  st->where[0] = '\0'; /* said: a late abort of the next task starts afresh */
+}
+
+void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
+  out[0] = '\0';
+  if (!st->wheres) return;
+  char *texts = calloc((size_t)st->size, WHERE);
+  if (!texts) return;
+  for (int p = 0; p < st->size; p++)
+    if (p != skip) memcpy(texts + WHERE * (size_t)p, st->wheres + WHERE * (size_t)p, WHERE);
+  collapse(texts, WHERE, st->size, "\n  ", out, cap);
+  free(texts);
+}
+
+/* ---------------------------------------------------------- mp.watchdog */
+/* mp.watchdog{seconds = s, abort = false}: when a task has waited s seconds
+** (rank 0 in a wait), print where every rank is (or abort with it). 0 or
+** nil turns it off. Returns the previous seconds. */
+static int mp_watchdog(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  struct mpb_snap *s = st->snap;
+  double old = s ? s->watchdog : 0;
+  if (!lua_isnoneornil(L, 1)) {
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getfield(L, 1, "seconds");
+    int ok;
+    double secs = lua_tonumberx(L, -1, &ok);
+    if (!ok && !lua_isnil(L, -1))
+      return luaL_error(L, "bad argument #1 to 'mp.watchdog' (" MPB_RANKFMT " field 'seconds' "
+                        "must be a number, got %s)", st->rank, st->size, luaL_typename(L, -1));
+    if (s) {
+      s->watchdog = ok && secs > 0 ? secs : 0;
+      lua_getfield(L, 1, "abort");
+      s->watchdog_abort = lua_toboolean(L, -1);
+    }
+  }
+  lua_pushnumber(L, old);
+  return 1;
+}
+
+static int snap_gc(lua_State *L) {
+  struct mpb_snap *s = lua_touserdata(L, 1);
+  free(s->answers);
+  free(s->previous);
+  s->answers = s->previous = NULL;
+  return 0;
+}
+
+void mpb_open_where(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_pushcfunction(L, mp_watchdog);
+  lua_setfield(L, -2, "watchdog");
+  mpb_ctl_on(st, MPB_CTL_SNAP, on_snap);
+  if (st->rank != 0) return;
+  struct mpb_snap *s = lua_newuserdatauv(L, sizeof *s, 0);
+  memset(s, 0, sizeof *s); /* inert until its buffers exist */
+  lua_newtable(L);
+  lua_pushcfunction(L, snap_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mp.snap");
+  size_t all = answer_size(st) * (size_t)st->size;
+  s->answers = calloc(1, all);
+  s->previous = calloc(1, all);
+  if (!s->answers || !s->previous) luaL_error(L, "mp: out of memory");
+  const char *w = getenv("MPLUA_WATCHDOG");
+  if (w && *w) {
+    s->watchdog = atof(w);
+    s->watchdog_abort = getenv("MPLUA_WATCHDOG_ABORT") && atoi(getenv("MPLUA_WATCHDOG_ABORT"));
+  }
+  st->snap = s;
+  st->on_idle = on_idle;
+  mpb_ctl_on(st, MPB_CTL_STATE, on_state);
+  mpb_where_reset(st);
+}
