@@ -216,8 +216,10 @@ int64_t mpb_trace_write(lua_State *L, const char *path, int blobs, int os, int o
     d[r].oe = (double)lua_tointeger(L, -1);
     lua_pop(L, 1);
     d[r].os = d[r].oe;
-    if (os && lua_geti(L, os, r + 1) == LUA_TNUMBER) d[r].os = (double)lua_tointeger(L, -1);
-    lua_pop(L, 1);
+    if (os) {
+      if (lua_geti(L, os, r + 1) == LUA_TNUMBER) d[r].os = (double)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
     for (uint64_t i = 0; i < d[r].h.nev; i++) nout += d[r].ev[i].type == MPB_TR_OUT;
   }
   /* the flows: every send in the rings, then which receives match one */
