@@ -228,7 +228,10 @@ static void complete(mpb_state *st) {
 
 static void on_state(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   struct mpb_snap *s = st->snap;
-  if (s && m->len == sizeof *h + answer_size(st) && h->value == s->round && s->pending > 0 &&
+  /* s->answers is NULL once the state closes (snap_gc ran before the runtime
+  ** stopped, and answers of a round may still come in while it drains) */
+  if (s && s->answers && m->len == sizeof *h + answer_size(st) && h->value == s->round &&
+      s->pending > 0 &&
       m->src > 0 && m->src < st->size) {
     memcpy(answer(st, s->answers, m->src), m->buf + sizeof *h, answer_size(st));
     if (--s->pending == 0) complete(st);
@@ -271,7 +274,7 @@ static void watchdog_report(mpb_state *st, double waited) {
 /* Rank 0 naps in a wait: look around, now and then. */
 static void on_idle(mpb_state *st, double waited) {
   struct mpb_snap *s = st->snap;
-  if (!s || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
+  if (!s || !s->answers || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
                                                                    answered: try anew */

@@ -59,8 +59,10 @@ assert(tr.ranks == n)
 local good, st = TJ.check(tr)
 assert(good, st)
 local bn = st.by_name
--- one send and one recv per rank and round; the aborted task's recvs
-assert(bn.send == 4 * n and bn.recv == 4 * n + n - 1, ("%s sends, %s recvs"):format(bn.send, bn.recv))
+-- one send and one recv per rank and round; the aborted task's recvs (a
+-- rank the abort stops before its recv has none)
+assert(bn.send == 4 * n and bn.recv >= 4 * n and bn.recv <= 4 * n + n - 1,
+       ("%s sends, %s recvs"):format(bn.send, bn.recv))
 assert(bn.isend == n and bn.irecv == n and bn.wait == 2 * n)
 assert(bn.bcast == n and bn.alltoall == n and bn.allreduce == n and bn.barrier == n and bn.gather == n)
 assert(bn["map job"] == 5, "one span per map job")
