@@ -72,8 +72,8 @@ local H = TOP + n * LANE + 24
 local function x(t) return LEFT + (t - t0) / (t1 - t0) * (W - LEFT - 10) end
 local colors = {task = "#d9d9d9", p2p = "#4e79a7", coll = "#f28e2b", map = "#59a14f",
                 pool = "#76b7b2", abort = "#e15759", region = "#b07aa1", msg = "#333333"}
-local kcolors = {p2p = "#4e79a7", map = "#59a14f", pool = "#76b7b2"}
-local function kcolor(k) return kcolors[k] or (TJ.colls[k] and "#f28e2b") or "#888888" end
+local kcolors = {p2p = "#1f3b5a", map = "#2d5a27", pool = "#2f5e5b"} -- darker than the spans
+local function kcolor(k) return kcolors[k] or (TJ.colls[k] and "#8a4a0b") or "#444444" end
 
 local tl = {}
 local function add(s) tl[#tl + 1] = s end
@@ -93,7 +93,14 @@ for r = 0, n - 1 do
               y + LANE / 2, r))
 end
 local drawn = 0
-for _, e in ipairs(spans) do
+local order = {} -- outer spans first: inner ones are drawn over them
+for i, e in ipairs(spans) do order[i] = e end
+table.sort(order, function(a, b)
+  local da, db = a.args.depth or 0, b.args.depth or 0
+  if da ~= db then return da < db end
+  return a.ts < b.ts
+end)
+for _, e in ipairs(order) do
   local a, b = e.ts, e.ts + e.dur
   if e.dur > 0 and b >= t0 and a <= t1 then
     local xa, xb = x(math.max(a, t0)), x(math.min(b, t1))
