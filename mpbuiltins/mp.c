@@ -11,6 +11,7 @@
 #include "mp.h"
 #include "p2p/p2p.h"
 #include "tasks/tasks.h"
+#include "trace/tracer.h"
 
 /* mp.wtime(): seconds of the runtime's one monotonic clock. */
 static int wtime(lua_State *L) {
@@ -57,6 +58,7 @@ static void (*const openers[])(lua_State *L) = {
     mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, mpb_open_where,
                                                                      /* tasks/ */
     mpb_open_map,                       /* map/ */
+    mpb_open_trace,                     /* trace/ */
 };
 
 int luaopen_mp(lua_State *L) {

@@ -74,6 +74,7 @@ typedef struct mpb_msg {
   int src;           /* rank in the runtime's communicator */
   int chan;          /* channel, or control kind */
   int nparts;
+  uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
   mpb_part *parts;   /* received in parts: where they landed (owned) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
   size_t len;        /* bytes in buf (holes where parts sit in blocks) */
@@ -258,6 +259,7 @@ typedef struct mpb_state {
   size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
   char mpi_err[MPB_ERRLEN]; /* an MPI failure met where nothing could raise */
   lua_State *L;      /* main thread */
+  struct mpb_trace *trace; /* the recorder while tracing, else NULL (chan/trace.h) */
 } mpb_state;
 
 /* ------------------------------------------------------------- state.c */
@@ -424,5 +426,7 @@ void *mpb_adopt_block(mpb_state *st, size_t len);
 /* Decode m's body with its adoptable strings (wire decode hook). */
 int mpb_adopt_decode(lua_State *L, mpb_state *st, mpb_msg *m, const char *body, size_t len,
                      int owner, char *err, size_t errlen);
+
+#include "chan/trace.h"
 
 #endif

@@ -16,6 +16,7 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
     mpb_msg_free(m);
     return;
   }
+  mpb_trace_arrived(st, m);
   m->seq = ++st->seq;
   if (st->on_arrival && st->on_arrival(st, m)) return;
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
@@ -73,6 +74,7 @@ mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const cha
     }
   }
   mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
+  mpb_trace_taken(st, m);
   if (chan == MPB_CH_USER) st->user_taken++;
   return m;
 }

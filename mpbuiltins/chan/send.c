@@ -167,6 +167,7 @@ static void send_self(lua_State *L, mpb_state *st, int chan, const struct mpb_wb
   m->src = st->rank;
   m->chan = chan;
   st->sent_to[st->rank]++;
+  mpb_trace_sent(st, st->rank, chan, m->buf, len);
   st->recvd_from[st->rank]++;
   mpb_user_arrived(st, m);
 }
@@ -184,6 +185,7 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   int rc = mpb_post_send(st, &st->sends, copy, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
   st->sent_to[dst]++;
+  mpb_trace_sent(st, dst, chan, copy, len);
   mpb_sends_progress(st); /* one test makes MPI push an eager message out now */
   mpb_wake(st, dst, 0);
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
@@ -261,6 +263,7 @@ static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf 
   int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
   st->sent_to[dst]++; /* counted once: the parts are one message */
+  mpb_trace_sent(st, dst, chan, b->data, b->len + b->extlen);
   mpb_wake(st, dst, 0);
   lua_getiuservalue(L, bidx, 1);
   int anchor = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -335,6 +338,7 @@ void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int
                            LUA_NOREF, dst, chan, st->user);
     if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
     st->sent_to[dst]++;
+    mpb_trace_sent(st, dst, chan, m->buf, m->len);
     mpb_wake(st, dst, 0);
     ids[1] = st->send_ids;
     return;
@@ -364,6 +368,7 @@ void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int
   int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
   st->sent_to[dst]++;
+  mpb_trace_sent(st, dst, chan, m->buf, m->len);
   mpb_wake(st, dst, 0);
   rc = post_parts(st, dst, tag, n, p.ptr, p.len, LUA_NOREF);
   lua_pop(L, 2);

@@ -245,6 +245,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
 static int c_bcast(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "bcast", MPB_COLL_BCAST);
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "bcast");
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   mpb_coll_bcast_at(L, &x, 2, x.root);
   return 1;
@@ -253,6 +254,7 @@ static int c_bcast(lua_State *L) {
 /* comm:barrier(): dissemination, ceil(log2 n) rounds of empty messages. */
 static int c_barrier(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "barrier", MPB_COLL_BARRIER);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   int n = x.c->size, me = x.c->rank;
   for (int k = 1; k < n; k <<= 1) {
     mpb_coll_send_raw(L, &x, (me + k) % n, NULL, 0);

@@ -10,6 +10,7 @@
 static int c_gather(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "gather", MPB_COLL_GATHER);
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "gather");
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {
     mpb_coll_send_vals(L, &x, x.root, 2, 1, NULL);
@@ -27,6 +28,7 @@ static int c_gather(lua_State *L) {
 /* comm:allgather(v): {v0, v1, ...} on every rank (each sends to each). */
 static int c_allgather(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "allgather", MPB_COLL_ALLGATHER);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   int n = x.c->size, me = x.c->rank;
   if (n > 1) {
@@ -64,6 +66,7 @@ static void check_list(lua_State *L, mpb_coll *x, int idx) {
 static int c_scatter(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "scatter", MPB_COLL_SCATTER);
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "scatter");
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {
     mpb_coll_recv_val(L, &x, x.root);
@@ -83,6 +86,7 @@ static int c_scatter(lua_State *L) {
 /* comm:alltoall(t): rank r sends t[j+1] to j and gets {from 0, from 1, ...}. */
 static int c_alltoall(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "alltoall", MPB_COLL_ALLTOALL);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   check_list(L, &x, 2);
   lua_settop(L, 2);
   int n = x.c->size, me = x.c->rank;

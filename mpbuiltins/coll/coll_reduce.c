@@ -169,6 +169,7 @@ static int c_reduce(lua_State *L) {
   mpb_coll_op(L, &x, 3, 2);
   int root = lua_isnoneornil(L, 4) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 4, "reduce");
   x.root = root;
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 3);
   int have = reduce0(L, &x, 2);
   if (root == 0) return have;
@@ -184,6 +185,7 @@ static int c_reduce(lua_State *L) {
 /* comm:allreduce(v, op): the reduction on every rank. */
 static int c_allreduce(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "allreduce", MPB_COLL_ALLRED);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_coll_op(L, &x, 3, 2);
   lua_settop(L, 3);
   if (mpb_array_test(L, 2) && x.op != MPB_COLL_FUNC && x.c->size > 1) {
@@ -199,6 +201,7 @@ static int c_allreduce(lua_State *L) {
 ** to right along the ranks. */
 static int c_scan(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "scan", MPB_COLL_SCAN);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_coll_op(L, &x, 3, 2);
   lua_settop(L, 3);
   int me = x.c->rank;

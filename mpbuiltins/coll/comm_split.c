@@ -15,6 +15,7 @@
 ** the rank here) then rank. Collective over comm. */
 static int c_split(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "split", MPB_COLL_SPLIT);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_state *st = x.st;
   mpb_comm *c = x.c;
   int64_t mine[4] = {0, 0, c->rank, mpb_comm_next_id(L, st)};
@@ -65,6 +66,7 @@ static int c_split(lua_State *L) {
 /* comm:dup(): the same members, a message space of their own. */
 static int c_dup(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "dup", MPB_COLL_DUP);
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_state *st = x.st;
   mpb_comm *c = x.c;
   uint32_t mine = mpb_comm_next_id(L, st), id = 0;

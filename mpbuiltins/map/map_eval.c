@@ -281,6 +281,7 @@ void mpb_map_eval(lua_State *L, int entry, int64_t lo, int64_t hi, const mpb_map
             in->dphi, NULL, in->np, 0, in->has_phi, s};
   lua_pop(L, 1);
   for (int64_t j = lo; j <= hi; j++) {
+    MPB_TRACE_SPAN(NULL, mpb_get(L), MPB_TR_MAP, in->mode, -1, (uint32_t)j, 0);
     jb.j = s->job = j;
     jb.theta = in->theta + in->toff[j - lo];
     jb.tmask = in->tmask ? in->tmask + in->toff[j - lo] : NULL;

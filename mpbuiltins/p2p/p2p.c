@@ -24,6 +24,7 @@ static int c_send(lua_State *L) {
   mpb_comm *c = mpb_comm_check(L, st, 1, "send");
   int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c);
   lua_Integer nd = mpb_comm_dests(L, st, c, 2, 1, "send");
+  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
   struct mpb_wbuf *b = mpb_encode_msg(L, 3, n, "send", 2, sizeof(mpb_uhdr));
   for (lua_Integer i = 1; i <= nd; i++) {
     mpb_comm_send(L, st, c, mpb_comm_dest(L, 2, i), chan, b, i == nd, NULL);
@@ -38,6 +39,7 @@ static int c_recv(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_comm *c = mpb_comm_check(L, st, 1, "recv");
   int src = lua_isnoneornil(L, 2) ? -1 : mpb_comm_checkrank(L, st, c, 2, "recv");
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
   lua_settop(L, 1);
   mpb_msg *m = mpb_comm_take(L, st, c, mpb_comm_user_chan(c), src, "recv");
   if (src < 0) lua_pushinteger(L, c->of_world[m->src]);

@@ -188,6 +188,7 @@ static int req_deliver(lua_State *L, mpb_state *st, mpb_req *r, const char *fnam
   if (r->kind == R_SEND) return 0;
   mpb_msg *m = r->m;
   r->m = NULL; /* mpb_push_msg owns it now */
+  mpb_trace_taken(st, m);
   int any = r->peer < 0;
   luaL_checkstack(L, 1, fname);
   if (any) lua_pushinteger(L, r->c->of_world[m->src]);
@@ -201,6 +202,7 @@ static int c_isend(lua_State *L) {
   mpb_comm *c = mpb_comm_check(L, st, 1, "isend");
   int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c), list = lua_istable(L, 2);
   lua_Integer nd = mpb_comm_dests(L, st, c, 2, 1, "isend");
+  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
   mpb_req *q = req_new(L, st, 1);
   int qidx = lua_gettop(L);
   mpb_wbuf *b = mpb_encode_msg(L, 3, n, "isend", 2, sizeof(mpb_uhdr));
@@ -230,6 +232,7 @@ static int c_irecv(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_comm *c = mpb_comm_check(L, st, 1, "irecv");
   int src = lua_isnoneornil(L, 2) ? -1 : mpb_comm_checkrank(L, st, c, 2, "irecv");
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
   mpb_req *q = req_new(L, st, 1);
   q->kind = R_RECV;
   q->peer = src;
@@ -253,6 +256,7 @@ static int ready1(mpb_state *st, void *ud) { return req_done(st, ud); }
 static int r_wait(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_req *r = req_check(L, st, 1, "wait");
+  MPB_TRACE_SPAN(L, st, MPB_TR_WAIT, 0, -1, 0, 0);
   if (!req_done(st, r)) {
     mpb_poll(st);
     if (!req_done(st, r)) {
@@ -326,6 +330,7 @@ static int all_done(mpb_state *st, void *ud) {
 static int waitall(lua_State *L) {
   mpb_state *st = mpb_get(L);
   many a = gather_reqs(L, st, "waitall", 0);
+  MPB_TRACE_SPAN(L, st, MPB_TR_WAIT, 1, -1, 0, 0);
   if (!all_done(st, &a)) {
     mpb_poll(st);
     if (!all_done(st, &a)) {
@@ -363,6 +368,7 @@ static int any_done(mpb_state *st, void *ud) {
 static int waitany(lua_State *L) {
   mpb_state *st = mpb_get(L);
   many a = gather_reqs(L, st, "waitany", 1);
+  MPB_TRACE_SPAN(L, st, MPB_TR_WAIT, 2, -1, 0, 0);
   int active = 0, stuck = 0;
   for (lua_Integer i = 0; i < a.n; i++)
     if (a.v[i]) active++, stuck += forever(st, a.v[i]);

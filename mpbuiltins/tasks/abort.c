@@ -82,6 +82,7 @@ static void clean(mpb_state *st) {
 
 void mpb_resync(lua_State *L, mpb_state *st) {
   int64_t task = st->task;
+  MPB_TRACE_SPAN(NULL, st, MPB_TR_RESYNC, 0, -1, (uint32_t)task, 0);
   st->naborts++;
   st->in_task = 0;
   if (st->use_mpi && st->size > 1) {

@@ -36,6 +36,7 @@ static void worker(lua_State *L, mpb_state *st, int work) {
     int base = lua_gettop(L);
     int n = mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_POOL, 0, "pool"), "pool");
     if (n == 0) return;
+    MPB_TRACE_SPAN(NULL, st, MPB_TR_POOL, 0, -1, (uint32_t)(n / 2), 0);
     double t0 = mpb_now();
     for (int i = 0; i + 1 < n; i += 2) {
       lua_pushvalue(L, base + i + 1);
@@ -147,6 +148,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
       if (!queued) {
         int base = lua_gettop(L);
         if (sow(L, &p, 1)) {
+          MPB_TRACE_SPAN(NULL, st, MPB_TR_POOL, 1, -1, 1, 0);
           lua_pushvalue(L, work);
           lua_pushvalue(L, base + 2);
           lua_call(L, 1, 1);

@@ -198,6 +198,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     mpb_wbuf_flatten(b, body);
   }
   task_reset(st, st->task + 1);
+  MPB_TRACE_SPAN(L, st, MPB_TR_TASK, op, -1, (uint32_t)st->task, mpb_trace_name(st, fname));
   send_children(st, MPB_CTL_CMD, op, st->nfan, body, len);
   mpb_encode_done(st, b);
   lua_settop(L, base + n);
@@ -237,6 +238,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     mpb_resync(L, st);
     st->phase = MPB_PHASE_IDLE;
     mpb_fault_report(L, st, fname);
+    MPB_TRACE_END();
     if (st->host.fault) st->host.fault(L, st->host.ud); /* e.g. batch mode ends the job */
     return lua_error(L);
   }
@@ -251,6 +253,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
 }
 
 void mpb_task_exit(mpb_state *st, int status) {
+  mpb_trace_exit(st);
   if (st->use_mpi) send_children(st, MPB_CTL_EXIT, status, 0, NULL, 0);
 }
 
@@ -275,6 +278,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   memcpy(&h, m->buf, sizeof h);
   st->nfan = (int)h.value;
   task_reset(st, h.task);
+  MPB_TRACE_SPAN(NULL, st, MPB_TR_TASK, h.arg, -1, (uint32_t)h.task, 0);
   send_children(st, MPB_CTL_CMD, h.arg, h.value, m->buf + sizeof h, m->len - sizeof h);
   /* the body becomes a message the decoder reads: a user header before it */
   mpb_msg *u = mpb_msg_new(m->len - sizeof h + sizeof(mpb_uhdr));

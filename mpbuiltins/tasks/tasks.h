@@ -10,6 +10,7 @@
 
 /* Task operations carried by a CMD. */
 enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TASK_LINE,
+       MPB_TASK_TRACE, /* registered by trace/ */
        MPB_NTASK };
 
 /* lua.c's message handler: adds a traceback, names our functions and the rank

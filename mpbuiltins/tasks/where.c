@@ -272,7 +272,7 @@ static void watchdog_report(mpb_state *st, double waited) {
 /* Rank 0 naps in a wait: look around, now and then. */
 static void on_idle(mpb_state *st, double waited) {
   struct mpb_snap *s = st->snap;
-  if (!s || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
+  if (!s || !s->answers || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
                                                                    answered: try anew */

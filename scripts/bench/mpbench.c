@@ -99,9 +99,30 @@ static int barrier(lua_State *L) {
   return 1;
 }
 
+/* bench.gather(iters, bytes): MPI_Gather of bytes from every rank to rank 0
+** (the raw floor for shipping trace rings to rank 0). */
+static int gather(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int bytes = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  int n, r;
+  MPI_Comm_size(c, &n);
+  MPI_Comm_rank(c, &r);
+  char *a = calloc((size_t)bytes + 1, 1), *b = r == 0 ? calloc((size_t)bytes * n + 1, 1) : NULL;
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) MPI_Gather(a, bytes, MPI_BYTE, b, bytes, MPI_BYTE, 0, c);
+  t = MPI_Wtime() - t;
+  free(a);
+  free(b);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"stream", stream},
                                    {"allreduce", allreduce}, {"barrier", barrier},
+                                   {"gather", gather},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;

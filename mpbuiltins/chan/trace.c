@@ -1,0 +1,257 @@
+/*
+** The trace recorder (chan/trace.h): the ring of events, the stack of open
+** spans, the strings events name, and the message hooks. Nothing here runs
+** unless st->trace is set; nothing here writes a file or talks to another
+** rank (trace/ does, above tasks).
+*/
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chan/chan.h"
+
+int64_t mpb_trace_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* ---------------------------------------------------------- life cycle */
+mpb_trace *mpb_trace_new(uint64_t events, int size) {
+  if (events < 16) events = 16;
+  if (events > ((uint64_t)1 << 40) / sizeof(mpb_tev)) return NULL;
+  mpb_trace *t = calloc(1, sizeof *t);
+  if (!t) return NULL;
+  t->cap = events;
+  t->size = size;
+  t->ring = malloc((size_t)events * sizeof *t->ring);
+  t->row = calloc((size_t)MPB_TR_KINDS * (size_t)size * 2, sizeof *t->row);
+  if (!t->ring || !t->row) {
+    mpb_trace_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+void mpb_trace_free(mpb_trace *t) {
+  if (!t) return;
+  free(t->ring), free(t->row), free(t->str), free(t->off), free(t->hash);
+  free(t);
+}
+
+void mpb_trace_start(mpb_state *st, mpb_trace *t) {
+  t->count = 0;
+  t->depth = t->over = 0;
+  t->gen++;
+  t->strlen = 0;
+  t->nstr = 0;
+  if (t->hash) memset(t->hash, 0, t->hcap * sizeof *t->hash);
+  t->last_src = NULL;
+  memset(t->row, 0, (size_t)MPB_TR_KINDS * (size_t)t->size * 2 * sizeof *t->row);
+  t->t_start = mpb_trace_now();
+  t->t_stop = 0;
+  st->trace = t;
+}
+
+void mpb_trace_stop(mpb_state *st, mpb_trace *t) {
+  if (st->trace != t) return;
+  mpb_tr_close(t, 1, MPB_TRF_CUT);
+  t->over = 0;
+  t->gen++; /* scopes still open belong to the recording that ended */
+  t->t_stop = mpb_trace_now();
+  st->trace = NULL;
+}
+
+uint64_t mpb_trace_events(const mpb_trace *t, mpb_tev *out) {
+  uint64_t n = t->count < t->cap ? t->count : t->cap;
+  uint64_t first = t->count - n, at = first % t->cap, k = t->cap - at < n ? t->cap - at : n;
+  memcpy(out, t->ring + at, (size_t)k * sizeof *out);
+  memcpy(out + k, t->ring, (size_t)(n - k) * sizeof *out);
+  return n;
+}
+
+/* ------------------------------------------------------------- strings */
+static uint32_t hash_bytes(const char *s, size_t len) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static int grow_hash(mpb_trace *t) {
+  uint32_t cap = t->hcap ? t->hcap * 2 : 256;
+  uint32_t *h = calloc(cap, sizeof *h);
+  if (!h) return -1;
+  for (uint32_t id = 1; id <= t->nstr; id++) {
+    const char *s = t->str + t->off[id - 1];
+    uint32_t i = hash_bytes(s, strlen(s)) & (cap - 1);
+    while (h[i]) i = (i + 1) & (cap - 1);
+    h[i] = id;
+  }
+  free(t->hash);
+  t->hash = h;
+  t->hcap = cap;
+  return 0;
+}
+
+uint32_t mpb_trace_string(mpb_trace *t, const char *s, size_t len) {
+  if ((uint64_t)(t->nstr + 1) * 2 > t->hcap && grow_hash(t) != 0) return 0;
+  uint32_t i = hash_bytes(s, len) & (t->hcap - 1);
+  for (; t->hash[i]; i = (i + 1) & (t->hcap - 1)) {
+    const char *o = t->str + t->off[t->hash[i] - 1];
+    if (strncmp(o, s, len) == 0 && o[len] == '\0') return t->hash[i];
+  }
+  if (t->strlen + len + 1 > t->strcap) {
+    size_t cap = (t->strcap ? t->strcap * 2 : 4096) + len + 1;
+    char *p = realloc(t->str, cap);
+    if (!p) return 0;
+    t->str = p;
+    t->strcap = cap;
+  }
+  if (t->nstr == t->offcap) {
+    uint32_t cap = t->offcap ? t->offcap * 2 : 256;
+    uint32_t *p = realloc(t->off, cap * sizeof *p);
+    if (!p) return 0;
+    t->off = p;
+    t->offcap = cap;
+  }
+  memcpy(t->str + t->strlen, s, len);
+  t->str[t->strlen + len] = '\0';
+  t->off[t->nstr++] = (uint32_t)t->strlen;
+  t->strlen += len + 1;
+  t->hash[i] = t->nstr;
+  return t->nstr;
+}
+
+const char *mpb_trace_str(const mpb_trace *t, uint32_t id) {
+  return id >= 1 && id <= t->nstr ? t->str + t->off[id - 1] : "";
+}
+
+/* ------------------------------------------------------------ the ring */
+static mpb_tev *slot(mpb_trace *t) {
+  return &t->ring[t->count++ % t->cap];
+}
+
+/* Where Lua called the function running at level 0 (the C function that
+** began the span): the source and line of level 1. */
+static void where(lua_State *L, mpb_trace *t, mpb_tev *e) {
+  lua_Debug ar;
+  e->src = e->line = 0;
+  if (!L || !t->lines || !lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar)) return;
+  if (ar.currentline < 0) return;
+  e->line = (uint32_t)ar.currentline;
+  if (ar.source != t->last_src || strcmp(ar.short_src, mpb_trace_str(t, t->last_src_id)) != 0) {
+    t->last_src = ar.source; /* the cache holds one source: loops call from one */
+    t->last_src_id = mpb_trace_string(t, ar.short_src, strlen(ar.short_src));
+  }
+  e->src = t->last_src_id;
+}
+
+/* Close the open spans from level up (1-based) at now: the one at level
+** with flags, those above it with inner (an error left them open). */
+static void close_from(mpb_trace *t, int level, int flags, int inner, int64_t now) {
+  while (t->depth >= level) {
+    mpb_tev *o = &t->open[--t->depth];
+    o->t1 = now;
+    o->sub2 = (uint8_t)(o->sub2 | (t->depth + 1 > level ? inner : flags));
+    *slot(t) = *o;
+    if (t->depth > 0) t->open[t->depth - 1].bytes += o->bytes;
+  }
+}
+
+int mpb_tr_begin(lua_State *L, mpb_trace *t, int type, int sub, int peer, uint32_t a, uint32_t b) {
+  int64_t now = mpb_trace_now();
+  if (t->depth > 0 && MPB_TR_LEAF(t->open[t->depth - 1].type)) /* an error left it */
+    close_from(t, t->depth, MPB_TRF_UNWOUND, MPB_TRF_UNWOUND, now);
+  if (type == MPB_TR_RESYNC) /* the abort unwound whatever the task had open */
+    for (int d = t->depth; d > 0; d--)
+      if (t->open[d - 1].type == MPB_TR_TASK) {
+        close_from(t, d + 1, MPB_TRF_UNWOUND, MPB_TRF_UNWOUND, now);
+        break;
+      }
+  if (t->depth == MPB_TR_DEPTH) {
+    t->over++;
+    return 0;
+  }
+  mpb_tev *e = &t->open[t->depth];
+  e->t0 = now;
+  e->t1 = now;
+  e->bytes = 0;
+  e->peer = peer;
+  e->a = a;
+  e->b = b;
+  e->type = (uint8_t)type;
+  e->sub = (uint8_t)sub;
+  e->sub2 = 0;
+  e->depth = (uint8_t)t->depth;
+  where(L, t, e);
+  return ++t->depth;
+}
+
+void mpb_tr_close(mpb_trace *t, int level, int flags) {
+  if (level > t->depth) return; /* already closed (a resync, or stop) */
+  close_from(t, level, flags, flags ? flags : MPB_TRF_UNWOUND, mpb_trace_now());
+}
+
+void mpb_tr_mark(lua_State *L, mpb_trace *t, uint32_t name) {
+  mpb_tev *e = slot(t);
+  memset(e, 0, sizeof *e);
+  e->t0 = e->t1 = mpb_trace_now();
+  e->type = MPB_TR_MARK;
+  e->peer = -1;
+  e->a = name;
+  e->depth = (uint8_t)t->depth;
+  where(L, t, e);
+}
+
+/* ------------------------------------------------------------ messages */
+/* An instant for a message, and its bytes and peer to the span around it. */
+static void message(mpb_trace *t, int type, int peer, int chan, int kind, uint32_t k,
+                    uint32_t epoch, size_t len) {
+  mpb_tev *e = slot(t);
+  e->t0 = e->t1 = mpb_trace_now();
+  e->bytes = len;
+  e->peer = peer;
+  e->src = e->line = 0;
+  e->a = k;
+  e->b = epoch;
+  e->type = (uint8_t)type;
+  e->sub = (uint8_t)chan;
+  e->sub2 = (uint8_t)kind;
+  e->depth = (uint8_t)t->depth;
+  if (t->depth > 0) {
+    mpb_tev *o = &t->open[t->depth - 1];
+    o->bytes += len;
+    if (o->type == MPB_TR_COLL) return; /* its peer field holds the root */
+    if (o->peer == -1) o->peer = peer;
+    else if (o->peer != peer) o->peer = -2;
+  }
+}
+
+/* The kind of a message: its channel, or the collective it belongs to. */
+static int kind_of(int chan, const void *msg, size_t len) {
+  if (chan != MPB_CH_COLL || len < sizeof(mpb_uhdr)) return 0;
+  mpb_uhdr h;
+  memcpy(&h, msg, sizeof h);
+  return (int)(h.flags & 0xff) < MPB_TR_KINDS - MPB_NCHAN ? (int)(h.flags & 0xff) : 0;
+}
+
+void mpb_tr_sent(mpb_state *st, int dst, int chan, const void *msg, size_t len) {
+  mpb_trace *t = st->trace;
+  int kind = kind_of(chan, msg, len);
+  size_t body = len >= sizeof(mpb_uhdr) ? len - sizeof(mpb_uhdr) : 0;
+  message(t, MPB_TR_OUT, dst, chan, kind, (uint32_t)st->sent_to[dst], (uint32_t)st->naborts,
+          body);
+  uint64_t *r = &t->row[2 * ((size_t)(kind ? MPB_NCHAN + kind : chan) * (size_t)t->size +
+                             (size_t)dst)];
+  r[0]++;
+  r[1] += body;
+}
+
+void mpb_tr_taken(mpb_state *st, mpb_msg *m) {
+  uint32_t k = m->tk;
+  m->tk = 0;
+  if (!st->trace) return;
+  size_t body = m->len >= sizeof(mpb_uhdr) ? m->len - sizeof(mpb_uhdr) : 0;
+  message(st->trace, MPB_TR_IN, m->src, m->chan, kind_of(m->chan, m->buf, m->len), k,
+          (uint32_t)st->naborts, body);
+}

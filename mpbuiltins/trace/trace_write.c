@@ -1,0 +1,392 @@
+/*
+** Writing a recording (trace/tracer.h): rank 0 turns the blobs every rank
+** shipped into Chrome/Perfetto trace-event JSON, one event per line:
+**   - "M" events name each process "rank N" (pid = rank, tid 0);
+**   - each span is a complete "X" event (spans nest: the recorder keeps a
+**     stack), with args peer, bytes, seq, source line;
+**   - each message is a zero-length "X" at its send ("out") and at its
+**     receive ("in"), and a flow ("s" at the send, "f" with "bp":"e" at the
+**     receive) joins them when both ends are in the rings;
+**   - "M" events named "mplua_row" carry the exact communication matrix
+**     (viewers ignore metadata they do not know; the report reads them).
+** Clocks are aligned with the offsets measured at start and stop, linear
+** in between.
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/tracer.h"
+
+static const char *const coll_names[] = {"coll", "bcast", "reduce", "allreduce", "scan",
+                                         "gather", "allgather", "scatter", "alltoall",
+                                         "barrier", "split", "dup"};
+#define NCOLLN (int)(sizeof coll_names / sizeof coll_names[0])
+
+int mpb_trk_of(int raw) {
+  if (raw >= MPB_NCHAN) {
+    int c = raw - MPB_NCHAN;
+    return c > 0 && c < NCOLLN ? MPB_TRK_COLL0 + c : MPB_TRK_COLL0;
+  }
+  switch (raw) {
+    case MPB_CH_USER: case MPB_CH_CUSER: return MPB_TRK_P2P;
+    case MPB_CH_HANDOUT: case MPB_CH_HANDIN: case MPB_CH_MAP: return MPB_TRK_MAP;
+    case MPB_CH_POOL: return MPB_TRK_POOL;
+    case MPB_CH_COLL: return MPB_TRK_COLL0;
+    default: return MPB_TRK_OTHER;
+  }
+}
+
+const char *mpb_trk_name(int k) {
+  static const char *const low[] = {"p2p", "map", "pool", "other"};
+  if (k >= 0 && k < MPB_TRK_COLL0) return low[k];
+  if (k >= MPB_TRK_COLL0 && k - MPB_TRK_COLL0 < NCOLLN) return coll_names[k - MPB_TRK_COLL0];
+  return NULL;
+}
+
+int mpb_trk_is_coll(int k) { return k >= MPB_TRK_COLL0 && k < MPB_TRK_N; }
+
+/* ------------------------------------------------------------- a rank */
+typedef struct rank_data {
+  mpb_tr_blob h;
+  const mpb_tev *ev;   /* unaligned copies are read with memcpy */
+  const char *strs;    /* strings, NUL-ended, ids 1.. */
+  const char **str;    /* [nids + 1] */
+  uint32_t nids;
+  const uint64_t *row; /* [MPB_TR_KINDS][size][2] */
+  double os, oe;       /* offsets, ns */
+} rank_data;
+
+static int parse(rank_data *d, const char *p, size_t len, int size) {
+  if (len < sizeof d->h) return -1;
+  memcpy(&d->h, p, sizeof d->h);
+  size_t need = sizeof d->h + d->h.nev * sizeof(mpb_tev) + d->h.nstr +
+                (size_t)MPB_TR_KINDS * (size_t)size * 2 * sizeof(uint64_t);
+  if (d->h.size != size || need != len) return -1;
+  d->ev = (const mpb_tev *)(p + sizeof d->h);
+  d->strs = p + sizeof d->h + d->h.nev * sizeof(mpb_tev);
+  d->row = (const uint64_t *)(d->strs + d->h.nstr);
+  d->nids = 0;
+  for (uint64_t i = 0; i < d->h.nstr; i++) d->nids += d->strs[i] == '\0';
+  d->str = malloc((d->nids + 1) * sizeof *d->str);
+  if (!d->str) return -1;
+  d->str[0] = "";
+  const char *s = d->strs;
+  for (uint32_t i = 1; i <= d->nids; i++) d->str[i] = s, s += strlen(s) + 1;
+  return 0;
+}
+
+static const char *str_of(const rank_data *d, uint32_t id) { return id <= d->nids ? d->str[id] : ""; }
+
+/* ------------------------------------------------------------- flows */
+typedef struct fkey { uint32_t src, dst, epoch, k; } fkey;
+typedef struct flows { fkey *key; uint8_t *seen; uint64_t cap; } flows;
+
+static uint64_t fhash(const fkey *k) {
+  uint64_t h = ((uint64_t)k->src * 0x9E3779B97F4A7C15u) ^ ((uint64_t)k->dst * 0xC2B2AE3D27D4EB4Fu) ^
+               ((uint64_t)k->epoch * 0x165667B19E3779F9u) ^ ((uint64_t)k->k * 0x27D4EB2F165667C5u);
+  return h ^ (h >> 29);
+}
+
+/* The slot of k (1-based: 0 is empty), inserting it when add. */
+static uint64_t flow_at(flows *f, const fkey *k, int add) {
+  for (uint64_t i = fhash(k) & (f->cap - 1);; i = (i + 1) & (f->cap - 1)) {
+    if (!f->seen[i]) {
+      if (!add) return 0;
+      f->key[i] = *k, f->seen[i] = 1;
+      return i + 1;
+    }
+    if (!memcmp(&f->key[i], k, sizeof *k)) return i + 1;
+  }
+}
+
+static fkey key_of(const mpb_tev *e, int rank) {
+  fkey k = {(uint32_t)(e->type == MPB_TR_OUT ? rank : e->peer),
+            (uint32_t)(e->type == MPB_TR_OUT ? e->peer : rank), e->b, e->a};
+  return k;
+}
+
+/* ------------------------------------------------------------- output */
+/* The events are many (65 536 per rank by default): they are formatted by
+** hand into a buffer, several times faster than fprintf. */
+typedef struct jb {
+  FILE *f;
+  char *p;
+  char buf[1 << 16];
+} jb;
+
+static void jb_flush(jb *b) {
+  fwrite(b->buf, 1, (size_t)(b->p - b->buf), b->f);
+  b->p = b->buf;
+}
+
+static void jb_room(jb *b, size_t n) {
+  if ((size_t)(b->buf + sizeof b->buf - b->p) < n) jb_flush(b);
+}
+
+#define JB_LIT(b, s) jb_lit(b, s, sizeof s - 1)
+static void jb_lit(jb *b, const char *s, size_t n) {
+  jb_room(b, n);
+  memcpy(b->p, s, n);
+  b->p += n;
+}
+
+static void jb_u64(jb *b, uint64_t v) {
+  char t[24];
+  int n = 0;
+  do t[n++] = (char)('0' + v % 10), v /= 10; while (v);
+  jb_room(b, 24);
+  while (n) *b->p++ = t[--n];
+}
+
+static void jb_i64(jb *b, int64_t v) {
+  if (v < 0) JB_LIT(b, "-"), v = -v;
+  jb_u64(b, (uint64_t)v);
+}
+
+/* v with three decimals (microseconds to the nanosecond) */
+static void jb_fix3(jb *b, double v) {
+  int64_t m = (int64_t)(v * 1000 + (v < 0 ? -0.5 : 0.5));
+  if (m < 0) JB_LIT(b, "-"), m = -m;
+  jb_u64(b, (uint64_t)(m / 1000));
+  int64_t fr = m % 1000;
+  jb_room(b, 4);
+  *b->p++ = '.';
+  *b->p++ = (char)('0' + fr / 100);
+  *b->p++ = (char)('0' + fr / 10 % 10);
+  *b->p++ = (char)('0' + fr % 10);
+}
+
+static void jb_str(jb *b, const char *s) {
+  JB_LIT(b, "\"");
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    jb_room(b, 8);
+    if (c == '"' || c == '\\') *b->p++ = '\\', *b->p++ = (char)c;
+    else if (c < 0x20) b->p += snprintf(b->p, 8, "\\u%04x", c);
+    else *b->p++ = (char)c;
+  }
+  JB_LIT(b, "\"");
+}
+
+static void jb_cstr(jb *b, const char *s) { jb_lit(b, s, strlen(s)); }
+
+static const char *span_name(const rank_data *d, const mpb_tev *e, char *buf, size_t cap) {
+  static const char *const ops[] = {"task", "exec", "chunk", "require", "cd", "line", "trace"};
+  switch (e->type) {
+    case MPB_TR_TASK:
+      snprintf(buf, cap, "task %s", e->b ? str_of(d, e->b) : ops[e->sub < 7 ? e->sub : 0]);
+      return buf;
+    case MPB_TR_SEND: return e->sub ? "isend" : "send";
+    case MPB_TR_RECV: return e->sub ? "irecv" : "recv";
+    case MPB_TR_WAIT: return e->sub == 2 ? "waitany" : e->sub == 1 ? "waitall" : "wait";
+    case MPB_TR_COLL: return e->sub < NCOLLN ? coll_names[e->sub] : "coll";
+    case MPB_TR_MAP: return "map job";
+    case MPB_TR_POOL: return e->sub ? "pool job" : "pool batch";
+    case MPB_TR_RESYNC: return "abort resync";
+    case MPB_TR_REGION: case MPB_TR_MARK: return str_of(d, e->a);
+    case MPB_TR_OUT: return "out";
+    default: return "in";
+  }
+}
+
+static const char *cat_of(int type) {
+  static const char *const c[] = {"", "task", "p2p", "p2p", "p2p", "coll", "map", "pool",
+                                  "abort", "region", "mark", "msg", "msg"};
+  return type > 0 && type < MPB_TR_NTYPES ? c[type] : "?";
+}
+
+static void put_event(jb *b, const rank_data *d, const mpb_tev *e, double us, double dur,
+                      uint64_t flow) {
+  char buf[160];
+  int rank = d->h.rank;
+  if (e->type == MPB_TR_MARK) JB_LIT(b, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":");
+  else JB_LIT(b, "{\"ph\":\"X\",\"pid\":");
+  jb_i64(b, rank);
+  JB_LIT(b, ",\"tid\":0,\"ts\":");
+  jb_fix3(b, us);
+  if (e->type != MPB_TR_MARK) JB_LIT(b, ",\"dur\":"), jb_fix3(b, dur);
+  JB_LIT(b, ",\"name\":");
+  jb_str(b, span_name(d, e, buf, sizeof buf));
+  JB_LIT(b, ",\"cat\":\"");
+  jb_cstr(b, cat_of(e->type));
+  JB_LIT(b, "\",\"args\":{\"depth\":");
+  jb_i64(b, e->depth);
+  if (e->peer >= 0) JB_LIT(b, ",\"peer\":"), jb_i64(b, e->peer);
+  else if (e->peer == -2 && e->type != MPB_TR_COLL) JB_LIT(b, ",\"peer\":\"several\"");
+  if (e->type != MPB_TR_MARK && e->type != MPB_TR_REGION && e->type != MPB_TR_TASK)
+    JB_LIT(b, ",\"bytes\":"), jb_u64(b, e->bytes);
+  switch (e->type) {
+    case MPB_TR_TASK: case MPB_TR_RESYNC: JB_LIT(b, ",\"task\":"), jb_u64(b, e->a); break;
+    case MPB_TR_COLL:
+      JB_LIT(b, ",\"seq\":"), jb_u64(b, e->a);
+      JB_LIT(b, ",\"comm\":"), jb_u64(b, e->b);
+      JB_LIT(b, ",\"root\":"), jb_i64(b, e->peer);
+      break;
+    case MPB_TR_MAP: JB_LIT(b, ",\"job\":"), jb_u64(b, e->a); break;
+    case MPB_TR_POOL: JB_LIT(b, ",\"jobs\":"), jb_u64(b, e->a); break;
+    case MPB_TR_OUT: case MPB_TR_IN:
+      JB_LIT(b, ",\"kind\":\"");
+      jb_cstr(b, mpb_trk_name(mpb_trk_of(e->sub == MPB_CH_COLL ? MPB_NCHAN + e->sub2 : e->sub)));
+      JB_LIT(b, "\",\"k\":"), jb_u64(b, e->a);
+      break;
+  }
+  if (e->src) {
+    JB_LIT(b, ",\"src\":");
+    snprintf(buf, sizeof buf, "%s:%u", str_of(d, e->src), e->line);
+    jb_str(b, buf);
+  }
+  if (!MPB_TR_INSTANT(e->type) && e->sub2)
+    e->sub2 & MPB_TRF_CUT ? JB_LIT(b, ",\"ended\":\"stop\"") : JB_LIT(b, ",\"ended\":\"error\"");
+  JB_LIT(b, "}},\n");
+  if (flow) {
+    if (e->type == MPB_TR_OUT) JB_LIT(b, "{\"ph\":\"s\",\"pid\":");
+    else JB_LIT(b, "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":");
+    jb_i64(b, rank);
+    JB_LIT(b, ",\"tid\":0,\"ts\":");
+    jb_fix3(b, us);
+    JB_LIT(b, ",\"id\":");
+    jb_u64(b, flow);
+    JB_LIT(b, ",\"name\":\"message\",\"cat\":\"msg\"},\n");
+  }
+}
+
+static double aligned(const rank_data *d, int64_t t) {
+  double span = (double)(d->h.t_stop - d->h.t_start);
+  double w = span > 0 ? (double)(t - d->h.t_start) / span : 0;
+  if (w < 0) w = 0;
+  if (w > 1) w = 1;
+  return (double)t - (d->os + (d->oe - d->os) * w);
+}
+
+int64_t mpb_trace_write(lua_State *L, const char *path, int blobs, int os, int oe,
+                        uint64_t *matrix, char *err, size_t errlen) {
+  int size = (int)luaL_len(L, blobs);
+  rank_data *d = calloc((size_t)size, sizeof *d);
+  flows fl = {0};
+  FILE *f = NULL;
+  int64_t written = -1;
+  uint64_t nout = 0;
+  jb *jbuf = NULL;
+  if (!d) goto oom;
+  for (int r = 0; r < size; r++) {
+    size_t len;
+    lua_geti(L, blobs, r + 1);
+    const char *p = lua_tolstring(L, -1, &len); /* kept alive by the table */
+    lua_pop(L, 1);
+    if (!p || parse(&d[r], p, len, size) != 0) {
+      snprintf(err, errlen, "rank %d sent a malformed recording", r);
+      goto done;
+    }
+    lua_geti(L, oe, r + 1);
+    d[r].oe = (double)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    d[r].os = d[r].oe;
+    if (os) {
+      if (lua_geti(L, os, r + 1) == LUA_TNUMBER) d[r].os = (double)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    for (uint64_t i = 0; i < d[r].h.nev; i++) nout += d[r].ev[i].type == MPB_TR_OUT;
+  }
+  /* the flows: every send in the rings, then which receives match one */
+  for (fl.cap = 64; fl.cap < 2 * nout + 2; fl.cap *= 2) {}
+  jbuf = malloc(sizeof *jbuf);
+  fl.key = malloc(fl.cap * sizeof *fl.key);
+  fl.seen = calloc(fl.cap, 1);
+  if (!fl.key || !fl.seen || !jbuf) goto oom;
+  for (int r = 0; r < size; r++)
+    for (uint64_t i = 0; i < d[r].h.nev; i++)
+      if (d[r].ev[i].type == MPB_TR_OUT) {
+        fkey k = key_of(&d[r].ev[i], r);
+        flow_at(&fl, &k, 1);
+      }
+  for (int r = 0; r < size; r++)
+    for (uint64_t i = 0; i < d[r].h.nev; i++)
+      if (d[r].ev[i].type == MPB_TR_IN) {
+        fkey k = key_of(&d[r].ev[i], r);
+        uint64_t at = flow_at(&fl, &k, 0);
+        if (at) fl.seen[at - 1] = 2;
+      }
+  f = fopen(path, "w");
+  if (!f) {
+    snprintf(err, errlen, "cannot open '%s' for writing", path);
+    goto done;
+  }
+  setvbuf(f, NULL, _IOFBF, 1 << 20);
+  double t0 = 0;
+  for (int r = 0; r < size; r++) {
+    double a = aligned(&d[r], d[r].h.t_start);
+    if (r == 0 || a < t0) t0 = a;
+  }
+  fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
+  written = 0;
+  for (int r = 0; r < size; r++) {
+    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_name\",\"args\":{\"name\":"
+               "\"rank %d\"}},\n", r, r);
+    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":"
+               "{\"sort_index\":%d}},\n", r, r);
+    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"mplua_rank\",\"args\":{\"start\":"
+               "%.3f,\"stop\":%.3f,\"lost\":%" PRIu64 ",\"too_deep\":%" PRIu64 "}},\n",
+            r, (aligned(&d[r], d[r].h.t_start) - t0) / 1e3,
+            (aligned(&d[r], d[r].h.t_stop) - t0) / 1e3, d[r].h.lost, d[r].h.over);
+    jbuf->f = f;
+    jbuf->p = jbuf->buf;
+    for (uint64_t i = 0; i < d[r].h.nev; i++) {
+      mpb_tev e;
+      memcpy(&e, &d[r].ev[i], sizeof e);
+      uint64_t flow = 0;
+      if (e.type == MPB_TR_OUT || e.type == MPB_TR_IN) {
+        fkey k = key_of(&e, r);
+        uint64_t at = flow_at(&fl, &k, 0);
+        if (at && fl.seen[at - 1] == 2) flow = at;
+      }
+      double us = (aligned(&d[r], e.t0) - t0) / 1e3;
+      double dur = (aligned(&d[r], e.t1) - t0) / 1e3 - us; /* ends align as starts do */
+      put_event(jbuf, &d[r], &e, us, dur < 0 ? 0 : dur, flow);
+      written++;
+    }
+    jb_flush(jbuf);
+  }
+  /* the matrix, exact (the rings may have lost events) */
+  memset(matrix, 0, (size_t)MPB_TRK_N * (size_t)size * (size_t)size * 2 * sizeof *matrix);
+  for (int r = 0; r < size; r++)
+    for (int raw = 0; raw < MPB_TR_KINDS; raw++)
+      for (int j = 0; j < size; j++) {
+        const uint64_t *c = &d[r].row[2 * ((size_t)raw * (size_t)size + (size_t)j)];
+        uint64_t *m = &matrix[2 * (((size_t)mpb_trk_of(raw) * (size_t)size + (size_t)r) *
+                                       (size_t)size + (size_t)j)];
+        m[0] += c[0], m[1] += c[1];
+      }
+  for (int k = 0; k < MPB_TRK_N; k++)
+    for (int r = 0; r < size; r++) {
+      const uint64_t *m = &matrix[2 * ((size_t)k * (size_t)size + (size_t)r) * (size_t)size];
+      int any = 0;
+      for (int j = 0; j < size; j++) any |= m[2 * j] != 0;
+      if (!any) continue;
+      fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"mplua_row\",\"args\":{\"kind\":"
+                 "\"%s\",\"count\":[", r, mpb_trk_name(k));
+      for (int j = 0; j < size; j++) fprintf(f, "%s%" PRIu64, j ? "," : "", m[2 * j]);
+      fputs("],\"bytes\":[", f);
+      for (int j = 0; j < size; j++) fprintf(f, "%s%" PRIu64, j ? "," : "", m[2 * j + 1]);
+      fputs("]}},\n", f);
+    }
+  fprintf(f, "{\"ph\":\"M\",\"pid\":0,\"tid\":0,\"name\":\"mplua_job\",\"args\":{\"ranks\":%d}}"
+             "\n]}\n", size);
+  if (ferror(f)) {
+    snprintf(err, errlen, "writing '%s' failed", path);
+    written = -1;
+  }
+  goto done;
+oom:
+  snprintf(err, errlen, "out of memory");
+done:
+  if (f && fclose(f) != 0 && written >= 0) {
+    snprintf(err, errlen, "writing '%s' failed", path);
+    written = -1;
+  }
+  if (d)
+    for (int r = 0; r < size; r++) free(d[r].str);
+  free(d), free(fl.key), free(fl.seen), free(jbuf);
+  return written;
+}
