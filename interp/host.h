@@ -26,6 +26,9 @@ void host_add_libdir(lua_State *L, int use_env);
 ** luaopen_mp does once it has started one): mpb_open_mp plus mp.serve. */
 int host_open_mp(lua_State *L);
 
+/* serve.c: mplua_serve has been called on this state. */
+int host_served(lua_State *L);
+
 /* link.c: rank 0's end of the front end (front.c). Until link_attach has
 ** succeeded, link_on() is 0 and the others do nothing. */
 int link_on(void);

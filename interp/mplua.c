@@ -321,7 +321,9 @@ int mplua_close(lua_State *L, int status) {
   if (!L) return status;
   fflush(stdout);
   mpb_state *st = mpb_get(L);
-  if (st->rank == 0) mpb_task_exit(st, status);
+  /* workers idle in mplua_worker wait for this; a host's that stepped
+  ** mplua_serve are back in its code */
+  if (st->rank == 0 && !host_served(L)) mpb_task_exit(st, status);
   if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) end_process(L, status, 1);
   lua_close(L); /* the runtime's __gc finalizes MPI */
   return status;

@@ -10,7 +10,7 @@
 ** completes that broadcast (long done by then: rank 0 sent it a whole
 ** iteration ago) and, if rank 0 has a chunk, rank 0 runs it as the prompt
 ** would (one command per step) while the workers run the tasks it starts,
-** until rank 0 releases them. With nothing typed a step costs one completed broadcast and one
+** until rank 0 releases them (then all meet in a barrier: see leader_step). With nothing typed a step costs one completed broadcast and one
 ** poll of stdin: microseconds, and no task machinery at all.
 **
 ** The broadcast runs on a private duplicate of the runtime's base
@@ -165,16 +165,27 @@ static void run_chunks(lua_State *L, serve_state *ss) {
   ss->scan = pos;
 }
 
+/* 1: the session has ended, 0: go on, -1: MPI failed. */
 static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, double timeout) {
   if (f & F_RUN) {
     run_chunks(L, ss);
     mpb_task_exit(st, RELEASE);
+    /* every worker has left its loop before a next task can start: an abort
+    ** must never find one still in this step's loop, its release queued
+    ** behind the abort, while another has gone back to the host's code */
+    if (ss->comm != MPI_COMM_NULL && MPI_Barrier(ss->comm) != MPI_SUCCESS) return -1;
   }
   if (f & F_END) return 1;
   read_input(ss, timeout);
   int more = memchr(ss->buf + ss->scan, '\n', ss->len - ss->scan) != NULL;
   ss->flag = more || (ss->eof && ss->len > 0) ? F_RUN : ss->eof ? F_END : 0;
   return 0;
+}
+
+int host_served(lua_State *L) {
+  int t = lua_getfield(L, LUA_REGISTRYINDEX, SERVE_KEY);
+  lua_pop(L, 1);
+  return t != LUA_TNIL;
 }
 
 /* ----------------------------------------------------------- the step */
@@ -195,9 +206,10 @@ int mplua_serve(lua_State *L, double timeout) {
     f = ss->flag;
   }
   if (st->rank == 0) {
-    if (leader_step(L, st, ss, f, timeout)) {
+    int r = leader_step(L, st, ss, f, timeout);
+    if (r) {
       ss->ended = 1;
-      return 1;
+      return r;
     }
   } else {
     if (f & F_RUN) {
@@ -206,6 +218,7 @@ int mplua_serve(lua_State *L, double timeout) {
         ss->ended = 1;
         return 1;
       }
+      if (MPI_Barrier(ss->comm) != MPI_SUCCESS) return -1;
     }
     if (f & F_END) {
       ss->ended = 1;

@@ -376,6 +376,7 @@ static int snap_gc(lua_State *L) {
   free(s->answers);
   free(s->previous);
   s->answers = s->previous = NULL;
+  s->pending = 0; /* answers still arriving (mpb_stop polls after this) are dropped */
   return 0;
 }
 
