@@ -217,6 +217,8 @@ typedef struct mpb_state {
   /* Rank 0: its wait has nothing to do (called when it naps; tasks/ looks
   ** for a deadlock and runs the watchdog). */
   void (*on_idle)(struct mpb_state *st, double waited);
+  /* an upper layer's answers still to come (checked before MPI ends) */
+  int (*settled)(struct mpb_state *st);
   struct mpb_snap *snap;  /* rank 0: the looking around (tasks/where.c) */
   char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
 
@@ -243,7 +245,7 @@ typedef struct mpb_state {
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);
   int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
-  int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER in the current task */
+  int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER/COLL in the current task */
   int64_t dropped;   /* stale user messages dropped here */
   int64_t dropped_job; /* rank 0: messages of finished tasks never received, job-wide */
   uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */

@@ -84,8 +84,9 @@ static void poll_hook(lua_State *L, lua_Debug *ar) {
       mpb_lua_line(L, line, sizeof line);
       snprintf(st->where, sizeof st->where, "running at %s", line[0] ? line : "?");
     }
-    /* keep raising until the task runner has it, even through user pcalls */
-    install(L, LUA_MASKCOUNT, 1000);
+    /* keep raising until the task runner has it, even through user pcalls:
+    ** at the next instruction, so no user code runs after a pcall caught it */
+    install(L, LUA_MASKCOUNT, 1);
     mpb_raise_abort(L);
   }
   mpb_check_interrupt(L, st);
@@ -135,7 +136,7 @@ void mpb_check_interrupt(lua_State *L, mpb_state *st) {
   if (sigint_on) catch_sigint();
   if (st->in_task && st->on_interrupt) { /* stop the task everywhere */
     st->on_interrupt(st);
-    install(L, LUA_MASKCOUNT, 1000);
+    install(L, LUA_MASKCOUNT, 1);
     mpb_raise_abort(L);
   }
   luaL_error(L, "interrupted!");

@@ -188,7 +188,7 @@ static int state_gc(lua_State *L) {
 
 static int all_sent(mpb_state *st, void *ud) {
   (void)ud;
-  return !st->sends && !st->csends;
+  return !st->sends && !st->csends && (!st->settled || st->settled(st));
 }
 
 static int req_done(mpb_state *st, void *ud) {

@@ -91,6 +91,7 @@ void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint
   mpb_uhdr h;
   header(x, &h);
   mpb_send(L, x->st, x->c->ranks[r], MPB_CH_COLL, b, 1, &h, ids);
+  x->st->user_sent++; /* one that nobody takes is reported as dropped */
   lua_pop(L, 1);
 }
 
@@ -170,6 +171,7 @@ void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t l
   memcpy(buf, &h, sizeof h);
   if (len) memcpy(buf + sizeof h, p, len);
   mpb_send_bytes(L, x->st, x->c->ranks[r], MPB_CH_COLL, buf, sizeof h + len, 1);
+  x->st->user_sent++;
 }
 
 void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len) {
@@ -221,6 +223,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
       header(x, &h);
       mpb_send(L, st, kids[k], MPB_CH_COLL, mpb_wbuf_check(L, -1), k == nkids - 1, &h, ids);
     }
+    st->user_sent++;
     span[1] = ids[1];
   }
   lua_settop(L, hidx);

@@ -34,6 +34,7 @@ static int c_allgather(lua_State *L) {
     mpb_uhdr h = {0, x.c->id, (uint32_t)x.kind, x.seq, -1};
     for (int k = 1; k < n; k++) /* staggered so that nobody is everyone's first */
       mpb_send(L, x.st, x.c->ranks[(me + k) % n], MPB_CH_COLL, b, k == n - 1, &h, NULL);
+    x.st->user_sent += n - 1;
     lua_pop(L, 1);
   }
   lua_createtable(L, n, 0);

@@ -22,6 +22,8 @@
 #include "map/map_int.h"
 #include "wire/wire.h"
 
+#include "mp_map_lua.h" /* generated from lib/mp_map.lua */
+
 static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
 #define MAPS_KEY MPB_MAP_MAPS_KEY
 #define CALL_KEY MPB_MAP_CALL_KEY
@@ -318,53 +320,6 @@ static int mapper_tostring(lua_State *L) {
   return 1;
 }
 
-/* mp.map_rect and the ragged mp.map, over mp.mapper. */
-static const char GLUE[] =
-    "local mapper = ...\n"
-    "local function map_rect(f, theta, x_r, x_i)\n"
-    "  local m <close> = mapper(f, x_r, x_i)\n"
-    "  return m(theta)\n"
-    "end\n"
-    "local function split(flat, ends, what, n)\n"
-    "  if flat == nil and ends == nil then return nil end\n"
-    "  if flat == nil then error(('mp.map: %s is missing (%s_end is given)'):format(what, what), 3) end\n"
-    "  if type(ends) ~= 'table' or #ends ~= n then\n"
-    "    error(('mp.map: %s_end must be a list of %d end indices'):format(what, n), 3)\n"
-    "  end\n"
-    "  local out, s, len = {}, 1, #flat\n"
-    "  for j = 1, n do\n"
-    "    local e = ends[j]\n"
-    "    if math.type(e) ~= 'integer' or e < s - 1 or e > len then\n"
-    "      error(('mp.map: %s_end[%d] = %s is not an end index in %d..%d'):format(what, j, tostring(e), s - 1, len), 3)\n"
-    "    end\n"
-    "    local v = {}\n"
-    "    for k = s, e do v[k - s + 1] = flat[k] end\n"
-    "    out[j], s = v, e + 1\n"
-    "  end\n"
-    "  if s - 1 ~= len then\n"
-    "    error(('mp.map: %s_end ends at %d but %s has %d items'):format(what, s - 1, what, len), 3)\n"
-    "  end\n"
-    "  return out\n"
-    "end\n"
-    "local function map(f, y_end, param, param_end, x_r, x_r_end, x_i, x_i_end)\n"
-    "  if type(y_end) ~= 'table' then error('mp.map: y_end must be a list of end indices', 2) end\n"
-    "  local n = #y_end\n"
-    "  local theta = split(param, param_end, 'param', n) or {}\n"
-    "  for j = #theta + 1, n do theta[j] = {} end\n"
-    "  local ys = map_rect(f, theta, split(x_r, x_r_end, 'x_r', n), split(x_i, x_i_end, 'x_i', n))\n"
-    "  local y, s = {}, 0\n"
-    "  for j = 1, n do\n"
-    "    local yj = ys[j]\n"
-    "    if #yj ~= y_end[j] - s then\n"
-    "      error(('mp.map: job %d returned %d values, y_end says %s'):format(j, #yj, tostring(y_end[j] - s)), 2)\n"
-    "    end\n"
-    "    for i = 1, #yj do y[s + i] = yj[i] end\n"
-    "    s = y_end[j]\n"
-    "  end\n"
-    "  return y\n"
-    "end\n"
-    "return map_rect, map\n";
-
 void mpb_open_map(lua_State *L) {
   static const luaL_Reg meta[] = {{"__call", mpb_mapper_call}, {"__gc", mapper_free},
                                   {"__close", mapper_free}, {"__len", mapper_len},
@@ -381,9 +336,12 @@ void mpb_open_map(lua_State *L) {
   static const luaL_Reg funcs[] = {{"mapper", mapper_new}, {"_map_setup", map_setup},
                                    {"_map_run", mpb_map_run}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
-  if (luaL_loadbufferx(L, GLUE, sizeof GLUE - 1, "=mp.map", "t") != LUA_OK) lua_error(L);
+  /* mp.map_rect and the ragged mp.map, over mp.mapper (lib/mp_map.lua) */
+  if (luaL_loadbufferx(L, mp_map_lua, mp_map_lua_len, "=mp.map", "t") != LUA_OK) lua_error(L);
   lua_pushcfunction(L, mapper_new);
-  lua_call(L, 1, 2);
+  mpb_state *st = mpb_get(L);
+  lua_pushfstring(L, MPB_RANKFMT, st->rank, st->size);
+  lua_call(L, 2, 2);
   lua_setfield(L, -3, "map");
   lua_setfield(L, -2, "map_rect");
 }

@@ -170,7 +170,7 @@ mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int 
     else bq->head = best->next;
     if (bq->tail == best) bq->tail = bprev;
     best->next = NULL;
-    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER) st->user_taken++;
+    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
   }
   return best;
 }

@@ -317,6 +317,8 @@ void mpb_open_abort(lua_State *L) {
   mpb_abort_handlers(mpb_get(L));
   lua_pushcfunction(L, mp_abort);
   lua_setfield(L, -2, "abort");
+  push_meta(L); /* getmetatable(err) == mp.TaskError tells a task's failure */
+  lua_setfield(L, -2, "TaskError");
   mpb_state *st = mpb_get(L);
   if (st->rank != 0 && st->use_mpi) {
     lua_getglobal(L, "os");

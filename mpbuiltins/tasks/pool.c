@@ -20,6 +20,8 @@
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
+#include "mp_pmap_lua.h" /* generated from lib/mp_pmap.lua */
+
 #define BATCH_SEC 1e-3
 #define BATCH_MAX 512
 #define INFLIGHT 2 /* batches per worker */
@@ -215,8 +217,10 @@ static int pool(lua_State *L) {
   if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'work' must be a function");
   int t = lua_getfield(L, 1, "reap");
   if (t != LUA_TNIL && t != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'reap' must be a function");
-  lua_getfield(L, 1, "self");
-  int self = lua_toboolean(L, -1);
+  /* rank 0 works too unless told not to, or given the workers: at 2 ranks
+  ** a pool of one worker would be no faster than a loop */
+  int self = lua_getfield(L, 1, "self") == LUA_TNIL ? lua_getfield(L, 1, "ranks") == LUA_TNIL
+                                                    : lua_toboolean(L, -1);
   lua_settop(L, 1);
   lua_pushcfunction(L, pool_main); /* 2: shipped by name (mp._pool_main) */
   lua_getfield(L, 1, "work");      /* 3 */
@@ -259,26 +263,15 @@ static int pool(lua_State *L) {
 }
 
 /* mp.pmap(f, list, opts): mp.pool over list, results in input order. */
-static const char PMAP[] =
-    "local pool = ...\n"
-    "return function(f, list, opts)\n"
-    "  local o = {}\n"
-    "  for k, v in pairs(opts or {}) do o[k] = v end\n"
-    "  local res, n = {}, #list\n"
-    "  o.work, o.total = f, n\n"
-    "  o.sow = function(i) if i <= n then return list[i] end end\n"
-    "  o.reap = function(i, r) res[i] = r end\n"
-    "  pool(o)\n"
-    "  return res\n"
-    "end\n";
-
 void mpb_open_pool(lua_State *L) {
   lua_pushcfunction(L, pool_main);
   lua_setfield(L, -2, "_pool_main");
   lua_pushcfunction(L, pool);
   lua_setfield(L, -2, "pool");
-  if (luaL_loadbufferx(L, PMAP, sizeof PMAP - 1, "=mp.pmap", "t") != LUA_OK) lua_error(L);
+  if (luaL_loadbufferx(L, mp_pmap_lua, mp_pmap_lua_len, "=mp.pmap", "t") != LUA_OK) lua_error(L);
   lua_pushcfunction(L, pool);
-  lua_call(L, 1, 1);
+  mpb_state *st = mpb_get(L);
+  lua_pushfstring(L, MPB_RANKFMT, st->rank, st->size);
+  lua_call(L, 2, 1);
   lua_setfield(L, -2, "pmap");
 }

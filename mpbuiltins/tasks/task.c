@@ -259,8 +259,8 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
   st->dropped_job += unrecv > 0 ? unrecv : 0;
   if (unrecv > 0)
-    mpb_warn(L, "mp.%s: warning: %lld message%s sent during the task never received (dropped)",
-             fname, (long long)unrecv, unrecv == 1 ? " was" : "s were");
+    mpb_warn(L, "mp.%s: warning: %lld message%s sent during the task %s never received (dropped)",
+             fname, (long long)unrecv, unrecv == 1 ? "" : "s", unrecv == 1 ? "was" : "were");
   lua_remove(L, base + 1); /* the message handler */
   return lua_gettop(L) - base;
 }

@@ -36,6 +36,7 @@ typedef struct {
 } snap_head;
 
 struct mpb_snap {
+  mpb_state *st;           /* to unhook at collection */
   int64_t round;           /* the round under way or last done */
   int pending;             /* answers still to come */
   double started, next, gap;
@@ -173,7 +174,7 @@ static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
              b, n, who, h->line[0] ? " (at " : "", h->line, h->line[0] ? ")" : "");
     return;
   }
-  char *texts = calloc((size_t)n, WHERE);
+  char *texts = calloc(n > 0 ? (size_t)n : 1, WHERE);
   if (!texts) {
     snprintf(out, cap, "deadlock: every rank waits or has finished");
     return;
@@ -185,7 +186,7 @@ static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
 }
 
 static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
-  char *texts = calloc((size_t)st->size, WHERE);
+  char *texts = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
   if (!texts) {
     out[0] = '\0';
     return;
@@ -228,8 +229,8 @@ static void complete(mpb_state *st) {
 
 static void on_state(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   struct mpb_snap *s = st->snap;
-  if (s && m->len == sizeof *h + answer_size(st) && h->value == s->round && s->pending > 0 &&
-      m->src > 0 && m->src < st->size) {
+  if (s && s->answers && m->len == sizeof *h + answer_size(st) && h->value == s->round &&
+      s->pending > 0 && m->src > 0 && m->src < st->size) {
     memcpy(answer(st, s->answers, m->src), m->buf + sizeof *h, answer_size(st));
     if (--s->pending == 0) complete(st);
   }
@@ -297,6 +298,17 @@ static void on_idle(mpb_state *st, double waited) {
   for (int r = 1; r < st->size; r++) mpb_ctl_send(st, r, MPB_CTL_SNAP, st->task, 0, s->round, NULL, 0);
 }
 
+/* A round's answers still on their way would be left unmatched at exit. */
+static int settled(mpb_state *st) {
+  struct mpb_snap *s = st->snap;
+  return !s || !s->answers || s->pending <= 0 || mpb_now() - s->started > 2.0;
+}
+
+static int settled_ud(mpb_state *st, void *ud) {
+  (void)ud;
+  return settled(st);
+}
+
 void mpb_where_reset(mpb_state *st) {
   struct mpb_snap *s = st->snap;
   st->where[0] = '\0';
@@ -317,7 +329,7 @@ void mpb_where_gather(lua_State *L, mpb_state *st) {
   char *all = NULL;
   if (st->rank == 0) {
     free(st->wheres);
-    all = st->wheres = calloc((size_t)st->size, WHERE);
+    all = st->wheres = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
     if (!all) mpb_fatal(st, "out of memory in the abort protocol");
   }
   if (st->size > 1 && st->use_mpi) {
@@ -337,7 +349,7 @@ void mpb_where_gather(lua_State *L, mpb_state *st) {
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
   out[0] = '\0';
   if (!st->wheres) return;
-  char *texts = calloc((size_t)st->size, WHERE);
+  char *texts = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
   if (!texts) return;
   for (int p = 0; p < st->size; p++)
     if (p != skip) memcpy(texts + WHERE * (size_t)p, st->wheres + WHERE * (size_t)p, WHERE);
@@ -373,10 +385,15 @@ static int mp_watchdog(lua_State *L) {
 
 static int snap_gc(lua_State *L) {
   struct mpb_snap *s = lua_touserdata(L, 1);
+  if (s->st && s->st->snap == s) { /* lua_close: take the answers under way, then unhook */
+    if (s->st->L) mpb_wait_bounded(s->st, settled_ud, NULL, 2.0);
+    s->st->snap = NULL;
+    s->st->on_idle = NULL;
+    s->st->settled = NULL;
+  }
   free(s->answers);
   free(s->previous);
   s->answers = s->previous = NULL;
-  s->pending = 0; /* answers still arriving (mpb_stop polls after this) are dropped */
   return 0;
 }
 
@@ -402,8 +419,10 @@ void mpb_open_where(lua_State *L) {
     s->watchdog = atof(w);
     s->watchdog_abort = getenv("MPLUA_WATCHDOG_ABORT") && atoi(getenv("MPLUA_WATCHDOG_ABORT"));
   }
+  s->st = st;
   st->snap = s;
   st->on_idle = on_idle;
+  st->settled = settled;
   mpb_ctl_on(st, MPB_CTL_STATE, on_state);
   mpb_where_reset(st);
 }

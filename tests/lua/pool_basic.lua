@@ -26,6 +26,10 @@ run({}, 1000)
 run({}, 0)
 local by = run({self = true}, 500)
 if mp.size == 1 then assert(by[0] == 500) end
+if mp.size > 1 then -- rank 0 kept free
+  by = run({self = false}, 300)
+  assert(not by[0])
+end
 if mp.size > 2 then
   by = run({ranks = {2}}, 300)
   assert(by[2] == 300 and not by[1])

@@ -82,16 +82,4 @@ local function run(batch)
   return mp.handin(#batch)
 end
 
-for round = 1, rounds do
-  local seed = round == 1 and seed0 or X.seed(seed0, round, os.time())
-  print(("xfer_p2p: seed %d, %d ranks"):format(seed, n))
-  local cases, done = plan(seed), 0
-  for i = 1, #cases, 12 do
-    local batch = table.move(cases, i, math.min(i + 11, #cases), 1, {})
-    local ok, err = pcall(mp.exec, run, batch)
-    if not ok then error(("xfer_p2p: seed %d failed: %s"):format(seed, tostring(err)), 0) end
-    done = done + err // n
-  end
-  assert(done == #cases)
-  print(("xfer_p2p ok: %d cases"):format(#cases))
-end
+X.rounds("xfer_p2p", seed0, rounds, plan, run, 12)

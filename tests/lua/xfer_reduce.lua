@@ -141,13 +141,4 @@ local function run(batch)
   return mp.handin(#batch)
 end
 
-print(("xfer_reduce: seed %d, %d ranks"):format(seed0, n))
-local cases, done = plan(seed0), 0
-for i = 1, #cases, 10 do
-  local batch = table.move(cases, i, math.min(i + 9, #cases), 1, {})
-  local ok, err = pcall(mp.exec, run, batch)
-  if not ok then error(("xfer_reduce: seed %d failed: %s"):format(seed0, tostring(err)), 0) end
-  done = done + err // n
-end
-assert(done == #cases)
-print(("xfer_reduce ok: %d cases"):format(#cases))
+X.rounds("xfer_reduce", seed0, 1, plan, run, 10)

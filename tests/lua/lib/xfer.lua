@@ -227,4 +227,25 @@ function X.check_all(sent, got, what)
   for i = 1, sent.n do X.check(sent[i], got[i], what .. " value #" .. i) end
 end
 
+-- X.rounds(name, seed0, rounds, plan, run, per): `rounds` rounds (the first
+-- with seed0, the next with fresh printed seeds), each the cases of
+-- plan(seed) run as tasks of `per` cases, each task returning
+-- mp.handin(#batch); a failure names the seed that replays it.
+function X.rounds(name, seed0, rounds, plan, run, per)
+  local n = mp.size
+  for round = 1, rounds do
+    local seed = round == 1 and seed0 or X.seed(seed0, round, os.time())
+    print(("%s: seed %d, %d ranks"):format(name, seed, n))
+    local cases, done = plan(seed), 0
+    for i = 1, #cases, per do
+      local batch = table.move(cases, i, math.min(i + per - 1, #cases), 1, {})
+      local ok, err = pcall(mp.exec, run, batch)
+      if not ok then error(("%s: seed %d failed: %s"):format(name, seed, tostring(err)), 0) end
+      done = done + err // n
+    end
+    assert(done == #cases)
+    print(("%s ok: %d cases"):format(name, #cases))
+  end
+end
+
 return X
