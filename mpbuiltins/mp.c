@@ -6,6 +6,7 @@
 */
 #include "array/array.h"
 #include "coll/coll.h"
+#include "layout/laylib.h"
 #include "map/map_int.h"
 #include "mp.h"
 #include "p2p/p2p.h"
@@ -52,6 +53,7 @@ static void (*const openers[])(lua_State *L) = {
     open_basics,      mpb_open_array,   /* array/ */
     mpb_open_comm,    mpb_open_p2p,     mpb_open_request, /* p2p/ */
     mpb_open_coll,                      /* coll/ */
+    mpb_open_layout,                    /* layout/ */
     mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, mpb_open_where,
                                                                      /* tasks/ */
     mpb_open_map,                       /* map/ */

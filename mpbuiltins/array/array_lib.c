@@ -144,6 +144,10 @@ static void fill_level(lua_State *L, mpb_array *a, int tidx, int level, int64_t 
 static int from_table(lua_State *L, int dtype, int tidx) {
   int64_t dims[MPB_ARRAY_MAXDIM], st[MPB_ARRAY_MAXDIM], at[MPB_ARRAY_MAXDIM];
   int nd = 0;
+  int64_t entries = 0; /* a keyed field would be dropped silently: refuse it */
+  for (lua_pushnil(L); lua_next(L, tidx); lua_pop(L, 1)) entries++;
+  if (entries != (int64_t)lua_rawlen(L, tidx))
+    luaL_argerror(L, tidx, "a list expected (the table has fields that are not 1..n)");
   lua_pushvalue(L, tidx);
   for (;;) {
     if (nd == MPB_ARRAY_MAXDIM)

@@ -14,9 +14,10 @@
 
 static const char *const kind_names[MPB_NCOLL] = {
     "?", "bcast", "reduce", "allreduce", "scan", "gather", "allgather", "scatter",
-    "alltoall", "barrier", "split", "dup"};
+    "alltoall", "barrier", "split", "dup", "transpose", "halo", "neighbor_allgather",
+    "neighbor_alltoall", "dist_graph", "attach"};
 
-static const char *kind_name(int k) { return k > 0 && k < MPB_NCOLL ? kind_names[k] : "?"; }
+const char *mpb_coll_kind_name(int k) { return k > 0 && k < MPB_NCOLL ? kind_names[k] : "?"; }
 
 mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, int kind) {
   (void)L;
@@ -42,7 +43,7 @@ mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
 }
 
 /* ---------------------------------------------------------- signatures */
-static void header(const mpb_coll *x, mpb_uhdr *h) {
+void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h) {
   h->task = 0;
   h->comm = x->c->id;
   h->flags = (uint32_t)x->kind | (uint32_t)(x->op < 0 ? 0 : x->op + 1) << 8;
@@ -62,11 +63,11 @@ static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   int r = x->c->of_world[m->src];
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
-             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, kind_name(kind), x->seq,
-             kind_name(x->kind));
+             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq,
+             mpb_coll_kind_name(kind), x->seq, mpb_coll_kind_name(x->kind));
   else if (kind != x->kind)
     snprintf(buf, n, "rank %d called mp.%s (collective #%u on this communicator)", r,
-             kind_name(kind), x->seq);
+             mpb_coll_kind_name(kind), x->seq);
   else if (op != x->op)
     snprintf(buf, n, "rank %d called it with op %s%s%s (here %s%s%s)", r,
              op >= 0 && op != MPB_COLL_FUNC ? "'" : "", op_name(op),
@@ -89,7 +90,7 @@ static void raise_mismatch(lua_State *L, const mpb_coll *x, const char *what) {
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]) {
   struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
   mpb_uhdr h;
-  header(x, &h);
+  mpb_coll_header(x, &h);
   mpb_send(L, x->st, x->c->ranks[r], MPB_CH_COLL, b, 1, &h, ids);
   x->st->user_sent++; /* one that nobody takes is reported as dropped */
   lua_pop(L, 1);
@@ -166,7 +167,7 @@ void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t l
   char *buf = malloc(sizeof(mpb_uhdr) + len);
   if (!buf) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", x->fname, x->st->rank, x->st->size);
   mpb_uhdr h;
-  header(x, &h);
+  mpb_coll_header(x, &h);
   h.task = x->st->task;
   memcpy(buf, &h, sizeof h);
   if (len) memcpy(buf + sizeof h, p, len);
@@ -220,7 +221,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
       mpb_msg_forward(L, st, *held, kids[k], MPB_CH_COLL, ids);
     } else {
       mpb_uhdr h;
-      header(x, &h);
+      mpb_coll_header(x, &h);
       mpb_send(L, st, kids[k], MPB_CH_COLL, mpb_wbuf_check(L, -1), k == nkids - 1, &h, ids);
     }
     st->user_sent++;

@@ -19,7 +19,10 @@
 
 enum { MPB_COLL_BCAST = 1, MPB_COLL_REDUCE, MPB_COLL_ALLRED, MPB_COLL_SCAN, MPB_COLL_GATHER,
        MPB_COLL_ALLGATHER, MPB_COLL_SCATTER, MPB_COLL_ALLTOALL, MPB_COLL_BARRIER,
-       MPB_COLL_SPLIT, MPB_COLL_DUP, MPB_NCOLL };
+       MPB_COLL_SPLIT, MPB_COLL_DUP,
+       /* layout/ and topo/ (channel MPB_CH_DIST) */
+       MPB_COLL_TRANSPOSE, MPB_COLL_HALO, MPB_COLL_NALLGATHER, MPB_COLL_NALLTOALL,
+       MPB_COLL_SPARSE, MPB_COLL_ATTACH, MPB_NCOLL };
 #define MPB_COLL_FUNC 0xfe /* op: a Lua function */
 
 /* A collective call in progress. */
@@ -42,6 +45,10 @@ mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname
 /* Send the n values at first.. to comm rank r; with ids, do not wait for
 ** parts sent in place (see mpb_send). */
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]);
+/* The header of x's messages (kind, op, root in aux, seq, comm id). */
+void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h);
+/* "allreduce", "transpose", ...: the Lua name of a collective kind. */
+const char *mpb_coll_kind_name(int kind);
 /* Take r's next message of this collective (raises on a mismatched one). */
 mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r);
 /* Take it and push its one value. */
@@ -67,6 +74,30 @@ struct mpb_array *mpb_coll_push_uninit(lua_State *L, const struct mpb_array *lik
 void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root);
 /* The allreduce of the typed array at slot 2 with a named op (pushed). */
 void mpb_coll_allreduce_array(lua_State *L, mpb_coll *x);
+
+/* ---------------------------------------------- tagged messages, coll_dist.c
+** The exchanges of layout/ and topo/ (transposes, halos, neighbourhood
+** collectives, sparse exchanges) are collectives, numbered on their
+** communicator with the others (mpb_coll_on) so that two calls never take
+** each other's messages. They travel on MPB_CH_DIST and are matched by
+** (communicator, task, number, sender, tag) instead of being taken in
+** order: a nonblocking exchange may stay in flight while other collectives
+** run, and a sender may send several messages in one call (tag: which). */
+
+/* A message of len payload bytes for x with tag (in the header's aux): the
+** header is written, the payload goes at buf + sizeof(mpb_uhdr). The caller
+** fills it without raising, then hands buf to mpb_coll_tagged_send (or frees
+** it). Raises when out of memory. */
+char *mpb_coll_tagged_new(lua_State *L, const mpb_coll *x, int tag, size_t len);
+/* Send such a message (taken: freed when MPI is done) to comm rank r. */
+void mpb_coll_tagged_send(lua_State *L, mpb_coll *x, int r, char *buf, size_t len);
+/* Send the n values at first.. to comm rank r with tag. */
+void mpb_coll_tagged_vals(lua_State *L, mpb_coll *x, int r, int tag, int first, int n);
+/* r's queued message of x with tag, or NULL; taken out of its inbox when take. */
+mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take);
+/* The one wait until ready(st, ud); raises "mismatched collectives" when a
+** member is seen in another collective under x's number. */
+void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud);
 
 /* Registration (methods of mp.Comm and mp.X on mp.world). */
 void mpb_open_coll(lua_State *L);

@@ -19,7 +19,9 @@
   X(RANK, "rank out of range")                                                     \
   X(INDEX, "global index out of range")                                            \
   X(FIXED, "the fixed grid extents do not divide the number of ranks")             \
-  X(WEIGHT, "weights (extents) must be 1 or more")
+  X(WEIGHT, "weights (extents) must be 1 or more")                                \
+  X(MATCH, "the layouts do not have the same dimensions (names and extents)")     \
+  X(NRANKS, "the layouts are for different numbers of ranks")
 
 enum mpb_layout_errno_pos_ {
   MPB_LAYOUT__EPOS0 = 0,

@@ -18,6 +18,7 @@ double mpb_grid_cost(int nd, const int *dims, const int64_t *weight) {
 
 typedef struct {
   int nd, nfree, cap;         /* cap: keep dims[k] <= weight[k] */
+  int divide;                 /* keep weight[k] % dims[k] == 0 (even splits) */
   int free_[MPB_LAYOUT_MAXDIM];  /* the free axes, in order */
   double w[MPB_LAYOUT_MAXDIM];
   int cur[MPB_LAYOUT_MAXDIM], best[MPB_LAYOUT_MAXDIM];
@@ -60,6 +61,7 @@ static void dfs(search *s, int i, int rem, double cost) {
   int k = s->free_[i];
   if (m == 1) {
     if (s->cap && rem > s->weight[k]) return;
+    if (s->divide && s->weight[k] % rem) return;
     s->cur[k] = rem;
     dfs(s, i + 1, 1, cost + rem / s->w[k]);
     return;
@@ -68,17 +70,20 @@ static void dfs(search *s, int i, int rem, double cost) {
     int d = s->div[j];
     if (d > rem || rem % d) continue;
     if (s->cap && d > s->weight[k]) continue;
+    if (s->divide && s->weight[k] % d) continue;
     s->cur[k] = d;
     dfs(s, i + 1, rem / d, cost + d / s->w[k]);
   }
 }
 
-int mpb_grid_factor(int nranks, int nd, const int64_t *weight, int *dims) {
+/* divide: only grids whose extents divide the weights (even layouts). */
+static int factor(int nranks, int nd, const int64_t *weight, int *dims, int divide) {
   if (nranks < 1 || nd < 1 || nd > MPB_LAYOUT_MAXDIM) return MPB_LAYOUT_EGRID;
   search s;
   memset(&s, 0, sizeof s);
   s.nd = nd;
   s.weight = weight;
+  s.divide = divide;
   int rem = nranks;
   for (int k = 0; k < nd; k++) {
     if (weight && weight[k] < 1) return MPB_LAYOUT_EWEIGHT;
@@ -108,10 +113,20 @@ int mpb_grid_factor(int nranks, int nd, const int64_t *weight, int *dims) {
   s.ndiv = hi;
   s.cap = weight != NULL;
   dfs(&s, 0, rem, fixed);
-  if (!s.found) { /* no grid fits inside the extents: allow empty blocks */
+  if (!s.found && !divide) { /* no grid fits inside the extents: allow empty blocks */
     s.cap = 0;
     dfs(&s, 0, rem, fixed);
   }
+  if (!s.found) return MPB_LAYOUT_EUNEVEN;
   memcpy(dims, s.best, (size_t)nd * sizeof *dims);
   return MPB_LAYOUT_OK;
+}
+
+int mpb_grid_factor(int nranks, int nd, const int64_t *weight, int *dims) {
+  return factor(nranks, nd, weight, dims, 0);
+}
+
+int mpb_grid_factor_even(int nranks, int nd, const int64_t *extent, int *dims) {
+  if (!extent) return MPB_LAYOUT_EWEIGHT;
+  return factor(nranks, nd, extent, dims, 1);
 }

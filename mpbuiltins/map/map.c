@@ -212,7 +212,7 @@ static int mapper_new(lua_State *L) {
   for (int a = 1; a <= 4; a++) {
     int t = lua_type(L, a);
     if (a == 1 ? t != LUA_TFUNCTION : (t != LUA_TNIL && t != LUA_TNONE && t != LUA_TTABLE))
-      return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] %s, got a %s)", a,
+      return luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] %s, got %s)", a,
                         st->rank, st->size, want[a - 1], luaL_typename(L, a));
   }
   lua_settop(L, 4);

@@ -156,7 +156,7 @@ static size_t read_params(lua_State *L, const mpb_mapper *m, mpb_map_call *c, in
   mpb_state *st = mpb_get(L);
   size_t nvar = 0;
   if (lua_type(L, tidx) != LUA_TTABLE)
-    luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got a %s)",
+    luaL_error(L, "bad argument #%d to 'mp.mapper' ([rank %d/%d] theta must be a list of parameter vectors, got %s)",
                tidx - 1, st->rank, st->size, luaL_typename(L, tidx));
   c->n = (int64_t)lua_rawlen(L, tidx);
   if (m->njobs >= 0 && c->n != m->njobs)

@@ -208,15 +208,24 @@ static int pool_main(lua_State *L) {
   return 0;
 }
 
+static int bad_field(lua_State *L, const char *what) {
+  mpb_state *st = mpb_get(L);
+  return luaL_error(L, "bad argument #1 to 'mp.pool' (" MPB_RANKFMT " field %s)", st->rank, st->size,
+                    what);
+}
+
 /* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=} (rank 0, outside a task) */
 static int pool(lua_State *L) {
   mpb_state *st = mpb_get(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
-  if (lua_getfield(L, 1, "sow") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'sow' must be a function");
-  if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'work' must be a function");
+  if (lua_getfield(L, 1, "sow") != LUA_TFUNCTION) bad_field(L, "'sow' must be a function");
+  if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) bad_field(L, "'work' must be a function");
   int t = lua_getfield(L, 1, "reap");
-  if (t != LUA_TNIL && t != LUA_TFUNCTION) luaL_argerror(L, 1, "field 'reap' must be a function");
+  if (t != LUA_TNIL && t != LUA_TFUNCTION) bad_field(L, "'reap' must be a function");
+  if (lua_getfield(L, 1, "total") != LUA_TNIL && !(lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0))
+    luaL_error(L, "bad argument #1 to 'mp.pool' (" MPB_RANKFMT " field 'total' must be a "
+               "non-negative integer, got %s)", st->rank, st->size, luaL_typename(L, -1));
   /* rank 0 works too unless told not to, or given the workers: at 2 ranks
   ** a pool of one worker would be no faster than a loop */
   int self = lua_getfield(L, 1, "self") == LUA_TNIL ? lua_getfield(L, 1, "ranks") == LUA_TNIL
@@ -244,7 +253,7 @@ static int pool(lua_State *L) {
       }
     }
   } else if (!lua_isnil(L, -1)) {
-    luaL_argerror(L, 1, "field 'ranks' must be a table");
+    bad_field(L, "'ranks' must be a table");
   } else {
     for (int r = 1; r < st->size; r++) {
       lua_pushinteger(L, r);

@@ -29,21 +29,10 @@ static int nchildren(const mpb_state *st) {
   return l >= f ? l - f + 1 : 0;
 }
 
-int mpb_msgh(lua_State *L) {
-  if (mpb_is_abort(L, 1)) return 1;
-  const char *msg = lua_tostring(L, 1);
-  if (msg == NULL) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  }
-  luaL_traceback(L, L, msg, 1);
-  return 1;
-}
-
 static const char FAULT_VALUE[] = "mp.fault.value";
 
 /* The message handler of a task: mpb_msgh's text, without the frames of the
-** runtime that ran the task (trailing "[C]: in ?" lines), and the error
+** runtime that ran the task ("[C]: in ?" lines), and the error
 ** value itself kept aside for the report (FAULT_VALUE). */
 static int task_msgh(lua_State *L) {
   if (mpb_is_abort(L, 1)) return 1;
@@ -51,12 +40,8 @@ static int task_msgh(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
   lua_settop(L, 1);
   mpb_msgh(L);
-  size_t len;
-  const char *t = lua_tolstring(L, -1, &len);
-  static const char tail[] = "\n\t[C]: in ?";
-  size_t tl = sizeof tail - 1, keep = len;
-  while (t && keep >= tl && memcmp(t + keep - tl, tail, tl) == 0) keep -= tl;
-  if (t && keep < len) lua_pushlstring(L, t, keep);
+  if (lua_type(L, -1) == LUA_TSTRING) /* unnamed C frames are the runtime's */
+    luaL_gsub(L, lua_tostring(L, -1), "\n\t[C]: in ?", "");
   return 1;
 }
 

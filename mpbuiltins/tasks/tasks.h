@@ -12,7 +12,8 @@
 enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TASK_LINE,
        MPB_NTASK };
 
-/* lua.c's message handler: adds a traceback; passes the abort error as is. */
+/* lua.c's message handler: adds a traceback, names our functions and the rank
+** in Lua's own argument errors (msgh.c); passes the abort error as is. */
 int mpb_msgh(lua_State *L);
 /* The children of rank r in the fan-out tree: ranks first..last (none if
 ** first > last), and its parent. */

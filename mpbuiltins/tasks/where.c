@@ -388,6 +388,8 @@ static int snap_gc(lua_State *L) {
   if (s->st && s->st->snap == s) { /* lua_close: take the answers under way, then unhook */
     if (s->st->L) mpb_wait_bounded(s->st, settled_ud, NULL, 2.0);
     s->st->snap = NULL;
+    free(s->st->wheres); /* the last report's whereabouts */
+    s->st->wheres = NULL;
     s->st->on_idle = NULL;
     s->st->settled = NULL;
   }

@@ -41,6 +41,21 @@ end, n)
 
 -- unserializable exec argument: reported before the task starts
 fails("mp.exec: %[rank 0/%d+%] cannot send a userdata %(at value #2", mp.exec, function() end, io.stdout)
+-- keyed fields or a bad total are refused, not dropped
+fails("bad argument #2 to 'mp.array' %(a list expected", mp.array, "f64", {x = 1})
+fails("bad argument #2 to 'mp.array' %(a list expected", mp.array, "f64", {1, 2, y = 3})
+fails("bad argument #1 to 'mp.pool' %(%[rank 0/%d+%] field 'total' must be a non%-negative integer",
+      mp.pool, {total = "x", sow = function() end, work = print})
+fails("bad argument #2 to 'mp.pmap' %(%[rank 0/%d+%] table expected, got number", mp.pmap, print, 5)
+fails("theta must be a list of parameter vectors, got nil", mp.mapper(function() return {1} end, {{1}}))
+
+-- Lua's own argument checks, raised in a task, name the function and the rank
+local ok, err = pcall(mp.exec, function() mp.probe("q") end)
+assert(not ok and tostring(err):find("bad argument #1 to 'mp.probe' ([rank 0/" .. n .. "] number expected, got string)", 1, true), tostring(err))
+ok, err = pcall(mp.exec, function() mp.array("f64", 2):get("x") end)
+assert(not ok and tostring(err):find("to 'mp.Array:get' ([rank 0/" .. n, 1, true), tostring(err))
+assert(not tostring(err):find("[C]: in ?", 1, true), "the runtime's own frames are shown")
+
 -- the session still works
 assert(mp.exec(function() return mp.handin(1) end) == n)
 print("errors ok")

@@ -65,6 +65,25 @@ timeout 300 "$MPIEXEC" -n "$N" "$MPLUA" -b job.lua >out 2>err || true
 grep -qE 'mismatched collectives: .*with root|messages sent during the task were never received \(dropped\)' err ||
   { echo "FAIL ($N): two roots, nothing said" >&2; cat out err >&2; exit 1; }
 
+case_ "a barrier one rank skips" \
+  'mp.exec(function() if mp.rank ~= mp.size - 1 then mp.barrier() end end) print("not reached")' \
+  "mp.barrier" "rank $last has finished the task" "job.lua:1"
+
+case_ "a split one rank enters alone" \
+  'mp.exec(function() if mp.rank == 1 then mp.world:split(0) end end) print("not reached")' \
+  "mp.split: [rank 1/$N] would wait forever:" "finished the task (at job.lua:1)"
+
+case_ "a receive inside a pool's work" \
+  'mp.pool{sow = function(n) if n < 5 then return n end end,
+         work = function(x) if mp.rank > 0 then mp.recv(0) end return x end, self = false}
+print("not reached")' \
+  "mp.pool: " "wait" "in mp.recv from rank 0 at job.lua:2"
+
+case_ "a stray gather on the master's side" \
+  'mp.exec(function() if mp.rank == 0 then mp.gather(1) else mp.send(0, 1) end end)
+print("not reached")' \
+  "mp.gather: [rank 0/$N] would wait forever:" "finished the task (at job.lua:1)"
+
 if [ "$N" -ge 3 ]; then
   case_ "a cycle of receives" \
     'mp.exec(function() if mp.rank > 0 then mp.recv(mp.rank % (mp.size - 1) + 1) end end)

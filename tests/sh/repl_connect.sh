@@ -21,7 +21,7 @@ LUA
 status=0
 "$MPIEXEC" -n "$N" "$MPLUA" <in >out 2>&1 || status=$?
 # prompts, results and reports in the order they happened
-grep -v -e '^stack traceback:' -e "$(printf '^\t')" -e '^(' out >got || true
+grep -v -e '^stack traceback:' -e "$(printf '^\t')" -e '^(' -e '^where the others were:' -e '^  ' out >got || true
 cat >want <<'OUT'
 > mp.exec: rank 2/3 faulted: stdin:1: fault here
 > [2]> state of 2

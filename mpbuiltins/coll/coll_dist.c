@@ -1,0 +1,110 @@
+/*
+** Tagged collective messages (coll.h, "tagged messages"): the transport of
+** layout/ and topo/, two wings of one level that cannot include each other.
+** A message is found by (communicator, task, collective number, sender,
+** tag) wherever it sits in its sender's queue, so exchanges in flight do not
+** block each other or the ordinary collectives. A message of another
+** collective under the same number, on this channel or the collectives'
+** one, is a mismatch, raised as the ordinary collectives raise theirs.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "wire/wire.h"
+
+static mpb_uhdr tagged_header(const mpb_coll *x, int tag) {
+  mpb_uhdr h;
+  mpb_coll_header(x, &h);
+  h.task = x->st->task;
+  h.aux = tag;
+  return h;
+}
+
+char *mpb_coll_tagged_new(lua_State *L, const mpb_coll *x, int tag, size_t len) {
+  char *buf = len > SIZE_MAX - sizeof(mpb_uhdr) ? NULL : malloc(sizeof(mpb_uhdr) + len);
+  if (!buf)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory (%I bytes)", x->fname, x->st->rank,
+               x->st->size, (LUAI_UACINT)len);
+  mpb_uhdr h = tagged_header(x, tag);
+  memcpy(buf, &h, sizeof h);
+  return buf;
+}
+
+void mpb_coll_tagged_send(lua_State *L, mpb_coll *x, int r, char *buf, size_t len) {
+  mpb_send_bytes(L, x->st, x->c->ranks[r], MPB_CH_DIST, buf, sizeof(mpb_uhdr) + len, 1);
+}
+
+void mpb_coll_tagged_vals(lua_State *L, mpb_coll *x, int r, int tag, int first, int n) {
+  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
+  mpb_uhdr h = tagged_header(x, tag);
+  mpb_send(L, x->st, x->c->ranks[r], MPB_CH_DIST, b, 1, &h, NULL);
+  lua_pop(L, 1);
+}
+
+/* ------------------------------------------------------------- finding */
+static int of_call(const mpb_coll *x, const mpb_uhdr *h) {
+  return h->comm == x->c->id && h->task == x->st->task && h->seq == x->seq;
+}
+
+mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take) {
+  mpb_queue *q = mpb_inbox(st, MPB_CH_DIST, x->c->ranks[r]);
+  mpb_msg *prev = NULL;
+  for (mpb_msg *m = q->head; m; prev = m, m = m->next) {
+    mpb_uhdr h = mpb_msg_hdr(m);
+    if (!of_call(x, &h) || h.aux != tag || (int)(h.flags & 0xff) != x->kind) continue;
+    if (take) {
+      if (prev) prev->next = m->next;
+      else q->head = m->next;
+      if (q->tail == m) q->tail = prev;
+      m->next = NULL;
+    }
+    return m;
+  }
+  return NULL;
+}
+
+/* A queued message from a member under x's number but of another kind. */
+static const mpb_msg *find_bad(const mpb_coll *x) {
+  static const int chans[2] = {MPB_CH_DIST, MPB_CH_COLL};
+  for (int i = 0; i < x->c->size; i++)
+    for (int k = 0; k < 2; k++)
+      for (const mpb_msg *m = mpb_inbox(x->st, chans[k], x->c->ranks[i])->head; m; m = m->next) {
+        mpb_uhdr h = mpb_msg_hdr(m);
+        if (of_call(x, &h) && (int)(h.flags & 0xff) != x->kind) return m;
+      }
+  return NULL;
+}
+
+typedef struct {
+  const mpb_coll *x;
+  mpb_ready ready;
+  void *ud;
+  uint64_t seen;     /* st->seq when the queues were last scanned */
+  const mpb_msg *bad;
+} tagged_wait;
+
+static int ready_or_bad(mpb_state *st, void *ud) {
+  tagged_wait *w = ud;
+  if (w->ready(st, w->ud)) return 1;
+  if (st->seq != w->seen) { /* something arrived: is it a sign of a mismatch? */
+    w->seen = st->seq;
+    w->bad = find_bad(w->x);
+  }
+  return w->bad != NULL;
+}
+
+void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud) {
+  tagged_wait w = {x, ready, ud, 0, NULL};
+  mpb_state *st = x->st;
+  if (!ready_or_bad(st, &w)) mpb_wait(L, st, ready_or_bad, &w, 0);
+  if (w.bad && !ready(st, ud)) {
+    mpb_uhdr h = mpb_msg_hdr(w.bad);
+    char buf[200]; /* lua_pushfstring has no %u */
+    snprintf(buf, sizeof buf, "mismatched collectives: rank %d called mp.%s (collective #%u on "
+             "this communicator)", x->c->of_world[w.bad->src],
+             mpb_coll_kind_name((int)(h.flags & 0xff)), x->seq);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", x->fname, st->rank, st->size, buf);
+  }
+}

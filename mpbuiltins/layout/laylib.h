@@ -1,0 +1,72 @@
+/*
+** What the Lua-facing files of layout/ share: the "mp.Layout" userdata (a
+** layout_calc.h layout and a dtype), argument errors worded like lauxlib's
+** with the rank, and each file's opener. The plain-C core is layout_*.h.
+**
+**   laylib.c     mp.layout, mp.dims, layout values (fields, printing, with)
+**   layquery.c   layout queries: local_shape, range, owner, coords, rank,
+**                alloc, wrap, describe
+**   xchg.c       the exchange of array boxes (transposes and halos): pack,
+**                tagged messages, unpack on arrival; "mp.Exchange" requests
+**   transpose.c  mp.transpose plans
+**   cart.c       mp.cart: Cartesian topologies as values
+**   neighbor.c   their neighbourhood collectives
+**   halo.c       halo exchanges of an array with a layout
+*/
+#ifndef MPB_LAYLIB_H
+#define MPB_LAYLIB_H
+
+#include "coll/coll.h"
+#include "layout/layout_calc.h"
+
+#define MPB_LAYOUT_MT "mp.Layout"
+
+typedef struct mpb_lay {
+  mpb_layout l;      /* the listed order is the local memory order (l.order is 0, 1, ...) */
+  int dtype;         /* mpb_dtype */
+} mpb_lay;
+
+/* Raise "bad argument #arg to 'mp.fname' ([rank r/n] <fmt>)" (arg 0: no
+** argument: "mp.fname: [rank r/n] <fmt>"). fmt as lua_pushfstring's. */
+int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* The layout at arg, or raise naming fname. */
+mpb_lay *mpb_lay_check(lua_State *L, int arg, const char *fname);
+/* Push a copy of a as a new layout value. */
+mpb_lay *mpb_lay_push(lua_State *L, const mpb_lay *a);
+/* The rank argument at arg of a query on y: default this rank of the world,
+** checked against y's ranks. */
+int mpb_lay_rankarg(lua_State *L, const mpb_lay *y, int arg, const char *fname);
+/* Shape of y's block on rank r plus 2 * halo[k] on each dimension k (halo
+** NULL: none), in the listed order; returns the number of dimensions. */
+int mpb_lay_block_shape(const mpb_lay *y, int r, const int64_t *halo, int64_t *dims);
+/* The halo widths of argument arg (nil: 0; a number: that width on every
+** split dimension; a list: one width per dimension) into w[]. */
+void mpb_lay_halo_arg(lua_State *L, const mpb_lay *y, int arg, const char *fname, int64_t *w);
+/* Check that the array at arg is y's block of rank r (with halo widths w,
+** or NULL) in y's dtype; returns it. */
+struct mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w,
+                                      int arg, const char *fname);
+
+/* A Cartesian topology ("mp.Cart", cart.c): grid extents, periodicity. */
+typedef struct mpb_cart {
+  int ndim, nranks;
+  int dims[MPB_LAYOUT_MAXDIM];
+  int periodic[MPB_LAYOUT_MAXDIM];
+} mpb_cart;
+/* The topology at arg, or NULL. */
+mpb_cart *mpb_cart_test(lua_State *L, int arg);
+/* The rank disp steps from rank r along axis (0-based), or -1 off the grid. */
+int mpb_cart_shift(const mpb_cart *t, int r, int axis, int disp);
+
+/* Openers: each adds its functions to the mp table on top (mpb_open_layout
+** calls the others). */
+void mpb_open_layout(lua_State *L);
+void mpb_layout_open_query(lua_State *L, int methods);
+void mpb_open_xchg(lua_State *L);
+void mpb_open_transpose(lua_State *L);
+void mpb_open_halo(lua_State *L);
+void mpb_open_cart(lua_State *L);
+/* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall into the methods table. */
+void mpb_cart_neighbor_methods(lua_State *L, int methods);
+
+#endif

@@ -1,0 +1,246 @@
+/*
+** Transpose plans (README "Transposes"): mp.transpose(from, to [, comm])
+** makes, once and without communication, the plan that moves an array from
+** layout `from` to layout `to` (the same dimensions by name and extent, the
+** same dtype and number of ranks, any splits, grids, balance and memory
+** orders) and back. Method: general box intersection (layout_box.h): what
+** rank p sends to rank q is p's block of `from` met with q's block of `to`,
+** so any two layouts move in one exchange, never through a gather. The
+** data movement is xchg.c's: pack each box into its message and send it,
+** copy the part that stays view to view, unpack arrivals as they come.
+**
+**   p:forward(a [, out])     a (this rank's block of from) -> out (block of to)
+**   p:back(b [, out])        the reverse
+**   p:iforward(a [, out]), p:iback(b [, out])   the same, returning an
+**                            mp.Exchange request (req:wait() returns out)
+**   p:info()                 {method, peers, messages, send_bytes, recv_bytes,
+**                            self_bytes, peak_extra, from, to} (forward; the
+**                            back direction moves the same bytes reversed)
+**   p.from, p.to             the layouts
+*/
+#include <string.h>
+
+#include "array/array.h"
+#include "layout/laylib.h"
+#include "layout/layout_box.h"
+#include "layout/xchg.h"
+#include "p2p/p2p.h"
+
+#define PLAN_MT "mp.Transpose"
+
+/* One direction: boxes against the local arrays. */
+typedef struct {
+  mpb_xphase ph;
+  mpb_xbox *send, *recv, self[2];
+} tdir;
+
+/* user values: 1 communicator, 2 from layout, 3 to layout */
+typedef struct {
+  mpb_lay from, to;
+  int me, nranks;
+  tdir dir[2];              /* 0 forward, 1 back */
+  mpb_xbox boxes[];         /* 4 * nranks: send/recv of both directions */
+} tplan;
+
+/* A global box (in src's dim order) as a box of the local array of lay on
+** rank me; dim[j] of the pack order is the array dim of src dim j. */
+static void to_local(const mpb_layout *lay, const int *perm, int me, const mpb_box *g,
+                     mpb_xbox *b) {
+  int64_t lo[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM];
+  mpb_layout_range(lay, me, lo, len);
+  memset(b, 0, sizeof *b);
+  b->peer = g->peer;
+  b->nd = lay->ndim;
+  b->n = g->n;
+  for (int j = 0; j < lay->ndim; j++) {
+    int d = perm ? perm[j] : j;
+    b->dim[j] = d;
+    b->off[j] = g->lo[j] - lo[d];
+    b->len[j] = g->len[j];
+  }
+}
+
+/* The plan of src -> dst on rank me into d (send and recv have room for
+** nranks boxes each). */
+static void plan_dir(const mpb_layout *src, const mpb_layout *dst, int me, tdir *d,
+                     mpb_box *tmp) {
+  int perm[MPB_LAYOUT_MAXDIM], bad;
+  mpb_layout_match(src, dst, perm, &bad);
+  int ns = mpb_transpose_boxes(src, dst, perm, me, 0, tmp);
+  int nself = 0, k = 0;
+  for (int i = 0; i < ns; i++) {
+    if (tmp[i].peer == me) {
+      to_local(src, NULL, me, &tmp[i], &d->self[0]);
+      to_local(dst, perm, me, &tmp[i], &d->self[1]);
+      nself = 1;
+    } else {
+      to_local(src, NULL, me, &tmp[i], &d->send[k++]);
+    }
+  }
+  d->ph.nsend = k;
+  d->ph.nself = nself;
+  int nr = mpb_transpose_boxes(src, dst, perm, me, 1, tmp);
+  k = 0;
+  for (int i = 0; i < nr; i++)
+    if (tmp[i].peer != me) to_local(dst, perm, me, &tmp[i], &d->recv[k++]);
+  d->ph.nrecv = k;
+  d->ph.send = d->send;
+  d->ph.recv = d->recv;
+  d->ph.self = d->self;
+}
+
+/* mp.transpose(from, to [, comm]) */
+static int transpose(lua_State *L) {
+  const char *fn = "transpose";
+  mpb_state *st = mpb_get(L);
+  mpb_lay *a = mpb_lay_check(L, 1, fn), *b = mpb_lay_check(L, 2, fn);
+  if (lua_isnoneornil(L, 3)) {
+    lua_settop(L, 2);
+    mpb_comm_pushworld(L);
+  }
+  mpb_comm *c = mpb_comm_check(L, st, 3, fn);
+  int perm[MPB_LAYOUT_MAXDIM], bad;
+  int rc = mpb_layout_match(&a->l, &b->l, perm, &bad);
+  if (rc == MPB_LAYOUT_ENRANKS)
+    mpb_lay_argerror(L, 2, fn, "the layouts are for %d and %d ranks", a->l.nranks, b->l.nranks);
+  if (rc < 0 && bad >= 0)
+    mpb_lay_argerror(L, 2, fn, "no dimension '%s' of extent %I (%s)", a->l.name[bad],
+                     (LUAI_UACINT)a->l.extent[bad], mpb_layout_strerror(rc));
+  if (rc < 0) mpb_lay_argerror(L, 2, fn, "%s", mpb_layout_strerror(rc));
+  if (a->dtype != b->dtype)
+    mpb_lay_argerror(L, 2, fn, "dtype %s, but the first layout's is %s", mpb_dtype_name(b->dtype),
+                     mpb_dtype_name(a->dtype));
+  if (c->size != a->l.nranks)
+    mpb_lay_argerror(L, 3, fn, "the communicator has %d ranks, the layouts %d", c->size,
+                     a->l.nranks);
+  int P = a->l.nranks;
+  tplan *p = lua_newuserdatauv(L, sizeof *p + 4 * (size_t)P * sizeof(mpb_xbox), 3);
+  memset(p, 0, sizeof *p);
+  luaL_setmetatable(L, PLAN_MT);
+  for (int i = 1; i <= 3; i++) {
+    lua_pushvalue(L, i == 1 ? 3 : i - 1);
+    lua_setiuservalue(L, -2, i);
+  }
+  p->from = *a;
+  p->to = *b;
+  p->me = c->rank;
+  p->nranks = P;
+  mpb_box *tmp = lua_newuserdatauv(L, (size_t)P * sizeof *tmp, 0);
+  for (int d = 0; d < 2; d++) {
+    p->dir[d].send = p->boxes + (size_t)(2 * d) * (size_t)P;
+    p->dir[d].recv = p->boxes + (size_t)(2 * d + 1) * (size_t)P;
+    plan_dir(d ? &b->l : &a->l, d ? &a->l : &b->l, p->me, &p->dir[d], tmp);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+static tplan *check_plan(lua_State *L, const char *fname) {
+  tplan *p = luaL_testudata(L, 1, PLAN_MT);
+  if (!p) mpb_lay_argerror(L, 1, fname, "transpose plan expected, got %s", luaL_typename(L, 1));
+  return p;
+}
+
+/* Apply direction d to the array at 2 into the one at 3 (or a new one). */
+static int apply(lua_State *L, int d, int wait, const char *fname) {
+  tplan *p = check_plan(L, fname);
+  const mpb_lay *src = d ? &p->to : &p->from, *dst = d ? &p->from : &p->to;
+  mpb_lay_check_block(L, src, p->me, NULL, 2, fname);
+  lua_settop(L, 3);
+  if (lua_isnil(L, 3)) {
+    int64_t dims[MPB_LAYOUT_MAXDIM];
+    int nd = mpb_lay_block_shape(dst, p->me, NULL, dims);
+    mpb_array_new(L, dst->dtype, nd, dims);
+    lua_replace(L, 3);
+  } else {
+    mpb_lay_check_block(L, dst, p->me, NULL, 3, fname);
+    if (lua_rawequal(L, 2, 3))
+      mpb_lay_argerror(L, 3, fname, "the output must not be the input array");
+  }
+  lua_getiuservalue(L, 1, 1);
+  mpb_xchg_apply(L, 4, 1, &p->dir[d].ph, 1, 2, 3, MPB_COLL_TRANSPOSE, fname, wait);
+  if (!wait) return 1;
+  lua_pushvalue(L, 3);
+  return 1;
+}
+
+static int forward(lua_State *L) { return apply(L, 0, 1, "Transpose.forward"); }
+static int back(lua_State *L) { return apply(L, 1, 1, "Transpose.back"); }
+static int iforward(lua_State *L) { return apply(L, 0, 0, "Transpose.iforward"); }
+static int iback(lua_State *L) { return apply(L, 1, 0, "Transpose.iback"); }
+
+static void push_spec(lua_State *L, const mpb_lay *y) {
+  char buf[512];
+  mpb_layout_format(&y->l, mpb_dtype_name(y->dtype), 1, buf, sizeof buf);
+  lua_pushstring(L, buf);
+}
+
+static const char *const METHOD =
+    "box intersection, one exchange: pack + point-to-point, unpack on arrival";
+
+/* p:info() */
+static int info(lua_State *L) {
+  tplan *p = check_plan(L, "Transpose.info");
+  mpb_xstats s;
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
+  lua_createtable(L, 0, 9);
+  lua_pushstring(L, METHOD);
+  lua_setfield(L, -2, "method");
+  lua_pushinteger(L, s.peers);
+  lua_setfield(L, -2, "peers");
+  lua_pushinteger(L, s.messages);
+  lua_setfield(L, -2, "messages");
+  lua_pushinteger(L, s.send_bytes);
+  lua_setfield(L, -2, "send_bytes");
+  lua_pushinteger(L, s.recv_bytes);
+  lua_setfield(L, -2, "recv_bytes");
+  lua_pushinteger(L, s.self_bytes);
+  lua_setfield(L, -2, "self_bytes");
+  lua_pushinteger(L, s.peak_extra);
+  lua_setfield(L, -2, "peak_extra");
+  push_spec(L, &p->from);
+  lua_setfield(L, -2, "from");
+  push_spec(L, &p->to);
+  lua_setfield(L, -2, "to");
+  return 1;
+}
+
+static int tostr(lua_State *L) {
+  tplan *p = check_plan(L, "Transpose.__tostring");
+  mpb_xstats s;
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
+  char a[512], b[512];
+  mpb_layout_format(&p->from.l, mpb_dtype_name(p->from.dtype), 0, a, sizeof a);
+  mpb_layout_format(&p->to.l, mpb_dtype_name(p->to.dtype), 0, b, sizeof b);
+  lua_pushfstring(L, "mp.Transpose %s -> %s (rank %d: %d peers, sends %I bytes, keeps %I, "
+                  "peak extra %I)", a, b, p->me, s.peers, (LUAI_UACINT)s.send_bytes,
+                  (LUAI_UACINT)s.self_bytes, (LUAI_UACINT)s.peak_extra);
+  return 1;
+}
+
+static int index_(lua_State *L) {
+  check_plan(L, "Transpose.__index");
+  const char *k = lua_tostring(L, 2);
+  if (k && strcmp(k, "from") == 0) lua_getiuservalue(L, 1, 2);
+  else if (k && strcmp(k, "to") == 0) lua_getiuservalue(L, 1, 3);
+  else {
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+  }
+  return 1;
+}
+
+void mpb_open_transpose(lua_State *L) {
+  static const luaL_Reg methods[] = {{"forward", forward}, {"back", back},
+                                     {"iforward", iforward}, {"iback", iback},
+                                     {"info", info}, {NULL, NULL}};
+  luaL_newmetatable(L, PLAN_MT);
+  luaL_newlib(L, methods);
+  lua_pushcclosure(L, index_, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, tostr);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, transpose);
+  lua_setfield(L, -2, "transpose");
+}

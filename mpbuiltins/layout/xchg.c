@@ -1,0 +1,276 @@
+/*
+** The exchange of array boxes (xchg.h) and its request, "mp.Exchange":
+**   req:wait()   runs the exchange to the end; returns the destination array
+**   req:test()   false, or true and the destination array (unpacking what has
+**                arrived, and starting the next phase when one is complete)
+** A request belongs to the task that made it (the same rules as mp.Request);
+** its userdata owns everything of an exchange in flight except the
+** messages: sends own their buffers (chan/ frees them when MPI is done) and
+** arrivals wait in the mailbox, where the abort protocol drains them. So a
+** fault at any point leaks nothing and leaves nothing to deliver late.
+*/
+#include <string.h>
+
+#include "array/array_iter.h"
+#include "layout/laylib.h"
+#include "layout/xchg.h"
+
+#define XREQ_MT "mp.Exchange"
+
+enum { X_PENDING, X_READY, X_USED };
+static const char *const state_names[] = {"pending", "complete", "used"};
+
+/* user values: 1 communicator (or nil), 2 plan, 3 source, 4 destination */
+typedef struct mpb_xreq {
+  int state, local;
+  int64_t task, naborts;
+  mpb_coll x;
+  const mpb_xphase *ph;
+  int nphase, phase;
+  mpb_array src, dst;            /* headers of the arrays (anchored in user values) */
+  int left;                      /* receives of this phase not unpacked yet */
+  uint64_t seen;                 /* st->seq at the last scan for arrivals */
+  unsigned char done[];          /* per receive of the phase */
+} mpb_xreq;
+
+/* ---------------------------------------------------------------- stats */
+void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s) {
+  memset(s, 0, sizeof *s);
+  unsigned char *seen = NULL;
+  int64_t peak = 0;
+  for (int p = 0; p < nphase; p++) {
+    int64_t alive = 0;
+    for (int i = 0; i < ph[p].nsend; i++) {
+      s->send_bytes += ph[p].send[i].n * (int64_t)es;
+      alive += ph[p].send[i].n * (int64_t)es;
+    }
+    for (int i = 0; i < ph[p].nrecv; i++) {
+      s->recv_bytes += ph[p].recv[i].n * (int64_t)es;
+      alive += ph[p].recv[i].n * (int64_t)es;
+    }
+    for (int i = 0; i < ph[p].nself; i++) s->self_bytes += ph[p].self[2 * i].n * (int64_t)es;
+    s->messages += ph[p].nsend;
+    if (alive > peak) peak = alive;
+  }
+  s->peak_extra = peak;
+  /* distinct peers: a small bitmap on the stack for the usual sizes */
+  unsigned char small[256];
+  size_t nb = (size_t)nranks / 8 + 1;
+  seen = nb <= sizeof small ? small : NULL;
+  if (!seen) { /* many ranks: count sends' peers only, an upper bound stays meaningful */
+    s->peers = s->messages;
+    return;
+  }
+  memset(seen, 0, nb);
+  for (int p = 0; p < nphase; p++) {
+    for (int i = 0; i < ph[p].nsend; i++) seen[ph[p].send[i].peer / 8] |= 1 << (ph[p].send[i].peer % 8);
+    for (int i = 0; i < ph[p].nrecv; i++) seen[ph[p].recv[i].peer / 8] |= 1 << (ph[p].recv[i].peer % 8);
+  }
+  for (size_t b = 0; b < nb; b++) s->peers += __builtin_popcount(seen[b]);
+}
+
+/* ------------------------------------------------------------ the boxes */
+static void box_view(const mpb_array *a, const mpb_xbox *b, mpb_array *v) {
+  size_t es = mpb_dtype_size(a->dtype);
+  int64_t off = 0;
+  memset(v, 0, sizeof *v);
+  for (int j = 0; j < b->nd; j++) {
+    off += b->off[j] * a->strides[b->dim[j]];
+    v->dims[j] = b->len[j];
+    v->strides[j] = a->strides[b->dim[j]];
+  }
+  v->data = (char *)a->data + off * (int64_t)es;
+  v->ndim = b->nd;
+  v->dtype = a->dtype;
+  v->n = b->n;
+}
+
+static void copy_box(const mpb_array *src, const mpb_xbox *sb, const mpb_array *dst,
+                     const mpb_xbox *db) {
+  mpb_array s, d;
+  box_view(src, sb, &s);
+  box_view(dst, db, &d);
+  mpb_iter it;
+  size_t es = mpb_dtype_size(src->dtype);
+  mpb_iter_init(&it, d.ndim, d.dims);
+  mpb_iter_add(&it, &d);
+  mpb_iter_add(&it, &s);
+  mpb_iter_run(&it, mpb_run_copy, &es);
+}
+
+/* ------------------------------------------------------------ phases */
+static void start_phase(lua_State *L, mpb_xreq *q) {
+  const mpb_xphase *p = &q->ph[q->phase];
+  size_t es = mpb_dtype_size(q->src.dtype);
+  for (int i = 0; i < p->nsend; i++) {
+    const mpb_xbox *b = &p->send[i];
+    size_t len = (size_t)b->n * es;
+    char *buf = mpb_coll_tagged_new(L, &q->x, b->tag, len);
+    mpb_array v;
+    box_view(&q->src, b, &v);
+    mpb_array_pack(&v, buf + sizeof(mpb_uhdr));
+    mpb_coll_tagged_send(L, &q->x, b->peer, buf, len);
+  }
+  for (int i = 0; i < p->nself; i++) copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1]);
+  memset(q->done, 0, (size_t)p->nrecv);
+  q->left = p->nrecv;
+  q->seen = 0;
+}
+
+/* Unpack what has arrived; start the next phases while they complete.
+** Returns 1 when the exchange is complete. */
+static int progress(lua_State *L, mpb_xreq *q) {
+  mpb_state *st = q->x.st;
+  size_t es = mpb_dtype_size(q->dst.dtype);
+  while (q->phase < q->nphase) {
+    const mpb_xphase *p = &q->ph[q->phase];
+    for (int i = 0; i < p->nrecv && q->left > 0; i++) {
+      if (q->done[i]) continue;
+      const mpb_xbox *b = &p->recv[i];
+      mpb_msg *m = mpb_coll_tagged_find(st, &q->x, b->peer, b->tag, 1);
+      if (!m) continue;
+      size_t want = (size_t)b->n * es;
+      if (m->lost || m->len != sizeof(mpb_uhdr) + want) {
+        size_t got = m->len - sizeof(mpb_uhdr);
+        int lost = m->lost != 0;
+        mpb_msg_free(m);
+        mpb_lay_argerror(L, 0, q->x.fname, "%s from rank %d: %I bytes where this plan "
+                         "expects %I (do all ranks apply the same plan?)",
+                         lost ? "a message was lost" : "wrong message size", b->peer,
+                         (LUAI_UACINT)got, (LUAI_UACINT)want);
+      }
+      mpb_array v;
+      box_view(&q->dst, b, &v);
+      mpb_array_unpack(&v, m->buf + sizeof(mpb_uhdr));
+      mpb_msg_free(m);
+      q->done[i] = 1;
+      q->left--;
+    }
+    if (q->left > 0) return 0;
+    if (++q->phase < q->nphase) start_phase(L, q);
+  }
+  q->state = X_READY;
+  return 1;
+}
+
+/* A ready function of the one wait: has a message of a pending receive come? */
+static int arrived(mpb_state *st, void *ud) {
+  mpb_xreq *q = ud;
+  if (st->seq == q->seen) return 0;
+  q->seen = st->seq;
+  const mpb_xphase *p = &q->ph[q->phase];
+  for (int i = 0; i < p->nrecv; i++)
+    if (!q->done[i] && mpb_coll_tagged_find(st, &q->x, p->recv[i].peer, p->recv[i].tag, 0))
+      return 1;
+  return 0;
+}
+
+static void run_to_end(lua_State *L, mpb_xreq *q) {
+  while (!progress(L, q)) mpb_coll_tagged_wait(L, &q->x, arrived, q);
+}
+
+/* ------------------------------------------------------------- applying */
+void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int nphase,
+                    int sidx, int didx, int kind, const char *fname, int wait) {
+  mpb_state *st = mpb_get(L);
+  int maxrecv = 1;
+  for (int p = 0; p < nphase; p++)
+    if (ph[p].nrecv > maxrecv) maxrecv = ph[p].nrecv;
+  mpb_comm *c = cidx ? mpb_comm_check(L, st, cidx, fname) : NULL;
+  mpb_xreq *q = lua_newuserdatauv(L, sizeof *q + (size_t)maxrecv, 4);
+  memset(q, 0, sizeof *q);
+  q->state = X_USED; /* inert until started */
+  luaL_setmetatable(L, XREQ_MT);
+  int qidx = lua_gettop(L);
+  int slots[4] = {cidx, pidx, sidx, didx};
+  for (int i = 0; i < 4; i++) {
+    if (slots[i]) lua_pushvalue(L, slots[i]);
+    else lua_pushnil(L);
+    lua_setiuservalue(L, qidx, i + 1);
+  }
+  q->task = st->task;
+  q->naborts = st->naborts;
+  q->ph = ph;
+  q->nphase = nphase;
+  q->src = *(mpb_array *)lua_touserdata(L, sidx);
+  q->dst = *(mpb_array *)lua_touserdata(L, didx);
+  q->local = c == NULL;
+  if (c) {
+    q->x = mpb_coll_on(L, st, c, fname, kind);
+  } else {
+    q->x.st = st;
+    q->x.fname = fname;
+    q->x.kind = kind;
+  }
+  q->state = X_PENDING;
+  if (nphase > 0) start_phase(L, q);
+  if (wait) run_to_end(L, q);
+  else progress(L, q);
+}
+
+/* ------------------------------------------------------------ requests */
+static mpb_xreq *check_req(lua_State *L, const char *fname) {
+  mpb_state *st = mpb_get(L);
+  mpb_xreq *q = luaL_testudata(L, 1, XREQ_MT);
+  if (!q) mpb_lay_argerror(L, 1, fname, "exchange request expected, got %s", luaL_typename(L, 1));
+  if (!q->local) {
+    mpb_check_abort(L, st);
+    if (q->task != st->task)
+      mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
+                       (LUAI_UACINT)q->task, (LUAI_UACINT)st->task);
+    if (q->naborts != st->naborts)
+      mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)q->task);
+    mpb_check_task(L, st, fname);
+  }
+  if (q->state == X_USED)
+    mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
+  return q;
+}
+
+static int deliver(lua_State *L, mpb_xreq *q) {
+  q->state = X_USED;
+  lua_getiuservalue(L, 1, 4);
+  return 1;
+}
+
+/* req:wait() */
+static int xwait(lua_State *L) {
+  mpb_xreq *q = check_req(L, "Exchange.wait");
+  if (q->state == X_PENDING) {
+    q->x.fname = "Exchange.wait";
+    run_to_end(L, q);
+  }
+  return deliver(L, q);
+}
+
+/* req:test() */
+static int xtest(lua_State *L) {
+  mpb_xreq *q = check_req(L, "Exchange.test");
+  if (q->state == X_PENDING) {
+    mpb_poll(q->x.st);
+    q->x.fname = "Exchange.test";
+    if (!progress(L, q)) {
+      lua_pushboolean(L, 0);
+      return 1;
+    }
+  }
+  lua_pushboolean(L, 1);
+  return 1 + deliver(L, q);
+}
+
+static int xtostring(lua_State *L) {
+  mpb_xreq *q = luaL_checkudata(L, 1, XREQ_MT);
+  lua_pushfstring(L, "mp.Exchange (%s, task %I, %s)", mpb_coll_kind_name(q->x.kind),
+                  (LUAI_UACINT)q->task, state_names[q->state]);
+  return 1;
+}
+
+void mpb_open_xchg(lua_State *L) {
+  static const luaL_Reg methods[] = {{"wait", xwait}, {"test", xtest}, {NULL, NULL}};
+  luaL_newmetatable(L, XREQ_MT);
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, xtostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+}

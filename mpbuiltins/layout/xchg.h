@@ -1,0 +1,61 @@
+/*
+** The exchange of array boxes (xchg.c): the data movement of transposes and
+** halo exchanges. A plan (made once) is a list of phases; a phase is a list
+** of boxes to send, to receive and to copy locally, each described against
+** the local array it reads or writes. Applying a phase packs each send box
+** into the message that carries it and sends it at once (so packing the next
+** overlaps the transfer of this one), copies the local boxes view to view,
+** then unpacks each received box as soon as its message is found, in
+** whatever order they arrive. Messages are the tagged collective messages of
+** coll.h: numbered on their communicator, so a fault anywhere stops the
+** exchange through the abort protocol and a message of one application is
+** never taken by another.
+*/
+#ifndef MPB_XCHG_H
+#define MPB_XCHG_H
+
+#include "array/array.h"
+#include "coll/coll.h"
+#include "layout/layout_calc.h"
+
+/* A box of a local array: pack dimension j walks array dimension dim[j]
+** from index off[j] (0-based), len[j] elements. The packed order (the order
+** of the elements in a message) is column-major over the pack dimensions,
+** which both sides of a message agree on. */
+typedef struct mpb_xbox {
+  int peer;                          /* comm rank (sends and receives) */
+  int tag;                           /* which message of the peer's (halos: the side) */
+  int nd;
+  int dim[MPB_LAYOUT_MAXDIM];
+  int64_t off[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM];
+  int64_t n;                         /* elements */
+} mpb_xbox;
+
+typedef struct mpb_xphase {
+  int nsend, nrecv, nself;
+  const mpb_xbox *send;              /* against the source array */
+  const mpb_xbox *recv;              /* against the destination array */
+  const mpb_xbox *self;              /* pairs: [2i] in the source, [2i+1] in the destination */
+} mpb_xphase;
+
+/* What a plan reports (its :info()). */
+typedef struct mpb_xstats {
+  int peers, messages;               /* distinct ranks sent to or received from; sends */
+  int64_t send_bytes, recv_bytes, self_bytes;
+  int64_t peak_extra;                /* the most bytes of messages alive at once, at most */
+} mpb_xstats;
+
+/* Add up what the phases move (element size es). */
+void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s);
+
+/* Apply a plan. On the stack: the communicator at cidx (0: none, the plan
+** is local: no sends, no receives), the plan's userdata at pidx (anchors
+** ph), the source array at sidx and the destination at didx (the same
+** slot for an exchange in place). kind and fname name the collective.
+** Pushes an "mp.Exchange" request with phase 0 started (sends posted,
+** local boxes copied); with wait, runs it to the end first. Either way the
+** source array may be written as soon as this returns. */
+void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int nphase,
+                    int sidx, int didx, int kind, const char *fname, int wait);
+
+#endif
