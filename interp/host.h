@@ -16,6 +16,19 @@ const char *host_errmsg(lua_State *L, int idx);
 /* At the prompt, reports carry no program name (lua's doREPL). */
 void host_set_prompt(int on);
 
+/* libdir.c: the directory of the Lua library (optim.lua, ...) next to the
+** installed (or built) files, or NULL; MPLUA_LIBDIR first when use_env. */
+const char *host_libdir(int use_env);
+/* Append DIR/?.lua to package.path (once). */
+void host_add_libdir(lua_State *L, int use_env);
+
+/* module.c: open the `mp` table for a state whose runtime runs (also what
+** luaopen_mp does once it has started one): mpb_open_mp plus mp.serve. */
+int host_open_mp(lua_State *L);
+
+/* serve.c: mplua_serve has been called on this state. */
+int host_served(lua_State *L);
+
 /* link.c: rank 0's end of the front end (front.c). Until link_attach has
 ** succeeded, link_on() is 0 and the others do nothing. */
 int link_on(void);

@@ -19,8 +19,9 @@
 
 /* The program's name in messages: argv[0] without its directory (hydra and
 ** scripts often give a full path); none at the prompt, as in lua. */
-static const char *progname = "mplua";
+static char progname[64] = "mplua";
 static int at_prompt;
+static unsigned opted_out; /* MPLUA_OUT_* of the open state */
 
 void host_set_prompt(int on) { at_prompt = on; }
 
@@ -83,7 +84,8 @@ static int leader_exit(lua_State *L) {
   }
   fflush(stdout);
   mpb_task_exit(st, status);
-  if (close) { /* as lua: __close handlers and finalizers run (workers are gone) */
+  if (close && !(opted_out & MPLUA_OUT_SIGNALS)) { /* as lua: __close handlers and
+    ** finalizers run (workers are gone) */
     signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
     signal(SIGUSR1, SIG_IGN);
   }
@@ -133,55 +135,85 @@ static void batch_fault(lua_State *L, void *ud) {
   end_process(L, 1, 0);
 }
 
+/* os.exit in a host that keeps its process (MPLUA_OUT_EXIT). */
+static int no_exit(lua_State *L) {
+  return luaL_error(L, "os.exit: this program keeps its process (it opened mplua with "
+                       "MPLUA_OUT_EXIT)");
+}
+
 static int open_all(lua_State *L) {
-  int use_mpi = (int)lua_tointeger(L, 1);
+  const mplua_config *c = lua_touserdata(L, 1);
   int *argc = lua_touserdata(L, 2);
   char ***argv = lua_touserdata(L, 3);
+  if (c->out & MPLUA_OUT_ENV) { /* as lua -E: package ignores LUA_PATH and LUA_CPATH */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
+  }
   luaL_openlibs(L);
   char err[MPB_ERRLEN];
-  if (!mpb_start(L, use_mpi, argc, argv, err, sizeof err))
+  mpb_opts o = {c->use_mpi, c->comm, 0};
+  if (c->out & MPLUA_OUT_SIGNALS) o.out |= MPB_OUT_SIGNALS;
+  if (c->out & MPLUA_OUT_TIMER) o.out |= MPB_OUT_TIMER;
+  if (c->out & MPLUA_OUT_ALLOC) o.out |= MPB_OUT_ALLOC;
+  if (!mpb_start(L, &o, argc, argv, err, sizeof err))
     return luaL_error(L, "cannot start the runtime: %s", err);
   luaL_requiref(L, "mp", luaopen_mp, 1);
   luaL_requiref(L, "ad", luaopen_ad, 1);
   lua_pop(L, 2);
-  /* lib/ (optimizers, samplers) is found without configuration */
-  lua_getglobal(L, "package");
-  lua_getfield(L, -1, "path");
-  lua_pushfstring(L, "%s;%s/?.lua", lua_tostring(L, -1), MPLUA_LIBDIR);
-  lua_setfield(L, -3, "path");
-  lua_pop(L, 2);
+  /* the Lua library (optimizers, samplers) is found without configuration */
+  host_add_libdir(L, !(c->out & MPLUA_OUT_ENV));
   mpb_state *st = mpb_get(L);
   st->host.progress = show_progress;
   st->host.warn = warn_stderr;
-  if (st->rank == 0) {
+  if (st->rank == 0 || (c->out & MPLUA_OUT_EXIT)) {
     lua_getglobal(L, "os");
-    lua_pushcfunction(L, leader_exit);
+    lua_pushcfunction(L, (c->out & MPLUA_OUT_EXIT) ? no_exit : leader_exit);
     lua_setfield(L, -2, "exit");
     lua_pop(L, 1);
   }
   return 0;
 }
 
+void mplua_config_init(mplua_config *c) {
+  c->use_mpi = 1;
+  c->comm = MPI_COMM_NULL;
+  c->out = 0;
+  c->progname = NULL;
+}
+
 lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
-  if (argv && *argv && (*argv)[0] && (*argv)[0][0]) {
+  mplua_config c;
+  mplua_config_init(&c);
+  c.use_mpi = use_mpi;
+  return mplua_open_config(argc, argv, &c);
+}
+
+lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c) {
+  const char *name = c->progname;
+  if (!name && argv && *argv && (*argv)[0] && (*argv)[0][0]) {
     const char *slash = strrchr((*argv)[0], '/');
-    progname = slash && slash[1] ? slash + 1 : (*argv)[0];
+    name = slash && slash[1] ? slash + 1 : (*argv)[0];
   }
-  setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
+  if (name) snprintf(progname, sizeof progname, "%s", name);
+  opted_out = c->out;
+  if (!(c->out & MPLUA_OUT_STDIO))
+    setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
   /* Messages of a few MiB are allocated and freed at a high rate (receive
   ** buffers, Lua strings): served from fresh mmaps, every one of them costs
   ** page faults that take longer than the transfer itself. Keep them in the
   ** heap instead. */
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  mallopt(M_TOP_PAD, 64 << 20);
+  if (!(c->out & MPLUA_OUT_MALLOPT)) {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    mallopt(M_TOP_PAD, 64 << 20);
+  }
   lua_State *L = luaL_newstate();
   if (!L) {
     fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);
     return NULL;
   }
   lua_pushcfunction(L, open_all);
-  lua_pushinteger(L, use_mpi);
+  lua_pushlightuserdata(L, (void *)c);
   lua_pushlightuserdata(L, argc);
   lua_pushlightuserdata(L, argv);
   if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
@@ -278,7 +310,7 @@ int mplua_worker(lua_State *L) {
     /* the loop itself failed (out of memory): nothing can resynchronize */
     fprintf(stderr, "%s: [rank %d] worker loop failed: %s\n", progname, mplua_rank(L),
             lua_tostring(L, -1));
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Abort(mpb_get(L)->base, 1);
   }
   int status = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);
@@ -289,7 +321,9 @@ int mplua_close(lua_State *L, int status) {
   if (!L) return status;
   fflush(stdout);
   mpb_state *st = mpb_get(L);
-  if (st->rank == 0) mpb_task_exit(st, status);
+  /* workers idle in mplua_worker wait for this; a host's that stepped
+  ** mplua_serve are back in its code */
+  if (st->rank == 0 && !host_served(L)) mpb_task_exit(st, status);
   if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) end_process(L, status, 1);
   lua_close(L); /* the runtime's __gc finalizes MPI */
   return status;

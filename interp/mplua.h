@@ -4,24 +4,72 @@
 ** A host (the `mplua` executable, or a simulation code steered from rank 0's
 ** prompt) calls, on every rank:
 **
-**   lua_State *L = mplua_open(&argc, &argv, use_mpi);
+**   lua_State *L = mplua_open(&argc, &argv, use_mpi);   // or mplua_open_config
 **   if (mplua_rank(L) == 0) { ... mplua_run_all / mplua_dofile / mplua_repl ... }
 **   else status = mplua_worker(L);          // idles until rank 0 closes
 **   return mplua_close(L, status);          // rank 0's status ends every rank
 **
+** A simulation code steps the prompt from its own loop instead (see
+** mplua_serve), and lends its arrays (mplua_array).
+**
 ** Everything runs in protected mode: functions return a status (0 = success)
 ** and have already reported errors on stderr (rank 0) when they return non-zero.
+**
+** Ownership: the lua_State belongs to the host from mplua_open* until
+** mplua_close; strings passed in are copied before the call returns; memory
+** lent with mplua_array stays the host's (mplua never frees it).
 */
 #ifndef MPLUA_H
 #define MPLUA_H
 
+#include <stdint.h>
+#include <mpi.h>
 #include "lua.h"
 
 #define MPLUA_VERSION "mplua 0.1"
+#define MPLUA_VERSION_NUM 100 /* major * 10000 + minor * 100 + patch */
 
-/* Start MPI (unless use_mpi is 0, or MPI is already initialized by the host),
-** create a Lua state with the standard libraries, `mp` and `ad` loaded as
-** globals and in package.loaded. Returns NULL on failure (message on stderr). */
+/* What mplua may change in the process (mplua_config.out): every bit set is
+** a change it does not make. MPLUA_OUT_ALL: opening and closing a state then
+** changes nothing outside the state (signal dispositions, timers, malloc's
+** settings, stdout's buffering, the state's allocator, the environment read). */
+#define MPLUA_OUT_SIGNALS 0x01u /* no handler for SIGINT/SIGUSR1 (rank 0 is interrupted
+                                   through mplua_interrupt) or SIGALRM; workers do not
+                                   ignore SIGINT */
+#define MPLUA_OUT_TIMER 0x02u   /* no ITIMER_REAL: long Lua loops in a task are polled by
+                                   a count hook instead */
+#define MPLUA_OUT_ALLOC 0x04u   /* the state keeps luaL_newstate's allocator (received
+                                   long strings are then copied once) */
+#define MPLUA_OUT_MALLOPT 0x08u /* malloc's mmap/trim thresholds are left alone */
+#define MPLUA_OUT_ENV 0x10u     /* LUA_PATH, LUA_CPATH (and _5_4) and MPLUA_LIBDIR are
+                                   not read (lua -E) */
+#define MPLUA_OUT_STDIO 0x20u   /* stdout's buffering is left alone (mplua makes it
+                                   line-buffered: ranks share mpiexec's pipe) */
+#define MPLUA_OUT_EXIT 0x40u    /* os.exit raises an error instead of ending the job
+                                   (and the process) */
+#define MPLUA_OUT_ALL 0x7fu
+
+typedef struct mplua_config {
+  int use_mpi;          /* 0: no MPI at all (mp.size == 1). Default 1 */
+  MPI_Comm comm;        /* the ranks mplua runs on: any intra-communicator of the host;
+                           MPI_COMM_NULL (the default) is MPI_COMM_WORLD. Every rank
+                           of it calls mplua_open_config; rank 0 of it leads. The
+                           runtime duplicates it; the host keeps it (and frees it
+                           after mplua_close). */
+  unsigned out;         /* MPLUA_OUT_* bits. Default 0 (the mplua executable's) */
+  const char *progname; /* the name in messages (copied). NULL: argv[0]'s base name */
+} mplua_config;
+
+/* The defaults. */
+void mplua_config_init(mplua_config *c);
+
+/* Start MPI unless c->use_mpi is 0 or the host has initialized it (then
+** mplua never finalizes it), create a Lua state with the standard libraries,
+** `mp` and `ad` loaded as globals and in package.loaded, and the Lua library
+** (optim, hmc, ...) on package.path. Collective over c->comm. argc/argv may be
+** NULL. Returns NULL on failure (message on stderr; every rank fails). */
+lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c);
+/* mplua_open_config with the defaults and use_mpi. */
 lua_State *mplua_open(int *argc, char ***argv, int use_mpi);
 
 int mplua_rank(lua_State *L);
@@ -76,13 +124,47 @@ int mplua_front(int nranks, int argc, char **argv);
 void mplua_interrupt(void);
 
 /* Close the state. On rank 0, ends every worker with `status`. Finalizes MPI
-** if mplua_open started it. Returns status. */
+** if mplua_open started it (never an MPI the host initialized). Returns status. */
 int mplua_close(lua_State *L, int status);
 
-#ifdef MPI_VERSION
 /* The communicator a compiled extension may use for its own traffic in the
-** current task (a duplicate of MPI_COMM_WORLD renewed after every abort). */
+** current task (a duplicate of the base communicator renewed after every
+** abort). Owned by mplua: do not free it. */
 MPI_Comm mplua_comm(lua_State *L);
-#endif
+
+/* The `mp` module for any Lua state (lib/lua/5.4/mp.so for stock lua5.4):
+** in a state without a runtime, starts one with the defaults first (MPI,
+** MPI_COMM_WORLD). luaopen_mp_auto (require "mp.auto", lua5.4 -l mp.auto):
+** the same, then on workers serve rank 0's tasks and end the process when
+** rank 0's program ends. */
+int luaopen_mp(lua_State *L);
+int luaopen_mp_auto(lua_State *L);
+
+/* ------------------------------------------------------ a host's memory */
+/* Element types of mplua_array (those of mp.Array). */
+enum { MPLUA_F64 = 0, MPLUA_F32, MPLUA_I64, MPLUA_I32, MPLUA_U8 };
+
+/* Push an mp.Array view on the host's buffer `data` (dtype, ndim 1..8 dims,
+** column-major: dims[0] varies fastest) without copying it, and, if name is
+** not NULL, set it as the global `name` too (then pop it: nothing is left on
+** the stack). The memory stays the host's: mplua never frees or reallocates
+** it, and the host keeps it valid and in place until mplua_close (Lua code
+** may keep the view, or views of parts of it, in any variable). Writes from
+** Lua land in the host's buffer; what is sent to other ranks is copied
+** there. Returns 0, or -1 (bad dtype, shape or NULL data: nothing pushed). */
+int mplua_array(lua_State *L, const char *name, void *data, int dtype, int ndim,
+                const int64_t *dims);
+
+/* ------------------------------------------------------ a host's loop */
+/* One step of the prompt and the tasks, called by the host on every rank of
+** the communicator at the same point of its loop (once per iteration).
+** Rank 0 reads what is typed (stdin, never blocking on it: timeout seconds
+** at most, 0: just look) and runs every complete chunk as the prompt would;
+** tasks it starts run on the workers inside their mplua_serve call of the
+** same step. Returns 0 while the session goes on, 1 once rank 0's input has
+** ended (on every rank, at the same step), -1 on a failure of MPI. A fault or Ctrl-C in a typed command ends that
+** command only. Collective over the base communicator (a non-blocking
+** broadcast started at each step and completed at the next). */
+int mplua_serve(lua_State *L, double timeout);
 
 #endif

@@ -1,5 +1,5 @@
 /*
-** The `mp` module: luaopen_mp walks the openers of the wings, bottom up, as
+** The `mp` module: mpb_open_mp walks the openers of the wings, bottom up, as
 ** linit.c walks the standard libraries. Each opener adds its functions to
 ** the module table on top of the stack (and may register handlers with the
 ** layers below it).
@@ -61,7 +61,7 @@ static void (*const openers[])(lua_State *L) = {
     mpb_open_trace,                     /* trace/ */
 };
 
-int luaopen_mp(lua_State *L) {
+int mpb_open_mp(lua_State *L) {
   mpb_get(L); /* the runtime must be started */
   lua_newtable(L);
   for (size_t i = 0; i < sizeof openers / sizeof openers[0]; i++) openers[i](L);

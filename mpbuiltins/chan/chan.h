@@ -181,8 +181,19 @@ typedef struct mpb_fault {
 } mpb_fault;
 #define MPB_DEADLOCK (-2)
 
+/* What a host lets the runtime do to its process (mpb_start). */
+typedef struct mpb_opts {
+  int use_mpi;       /* 0: the serial backend, MPI untouched */
+  MPI_Comm comm;     /* the base communicator (an intra-communicator; MPI_COMM_NULL: world) */
+  unsigned out;      /* MPB_OUT_* bits: what the runtime must leave alone */
+} mpb_opts;
+#define MPB_OUT_SIGNALS 1u   /* no signal handler (SIGINT, SIGUSR1, SIGALRM) is installed */
+#define MPB_OUT_TIMER 2u     /* no interval timer: long Lua loops are polled by a count hook */
+#define MPB_OUT_ALLOC 4u     /* the state's allocator is not swapped (no string adoption) */
+
 typedef struct mpb_state {
   int use_mpi, own_mpi;
+  unsigned out;      /* MPB_OUT_* bits the host asked for */
   int no_finalize;   /* the host ends the process itself: stop without MPI_Finalize */
   int rank, size;
   MPI_Comm base;     /* the host's communicator (MPI_COMM_WORLD by default) */
@@ -265,10 +276,13 @@ typedef struct mpb_state {
 /* ------------------------------------------------------------- state.c */
 /* The state of L; raises if mp is not open. */
 mpb_state *mpb_get(lua_State *L);
+/* The running state of L, or NULL (looked up in the registry: safe in any
+** Lua state, whatever its extra space holds). */
+mpb_state *mpb_find(lua_State *L);
 /* Start/stop the runtime for L (the embedding API calls these before
 ** luaopen_mp). mpb_start pushes nothing; returns NULL with a message in
 ** err on failure (every rank fails together). */
-mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *err,
+mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen);
 void mpb_stop(lua_State *L);
 /* The one monotonic clock, in seconds. */

@@ -32,7 +32,11 @@ volatile sig_atomic_t mpb_sigint = 0;
 static lua_State *volatile running;     /* the thread running Lua now */
 static volatile sig_atomic_t armed;     /* a task is running: the timer hooks */
 static volatile sig_atomic_t leader;    /* rank 0: SIGINT hooks too */
-static int signals_on, poll_ms = 50;
+static int alarm_on, sigint_on, poll_ms = 50;
+/* A host that takes no timer (MPB_OUT_TIMER, MPB_OUT_SIGNALS): during a task
+** the running thread keeps a count hook of this many instructions instead. */
+static int count_mode;
+#define COUNT_POLL (1 << 17)
 
 /* The hook a user had on a thread before ours replaced it. */
 static struct {
@@ -66,6 +70,7 @@ static void uninstall(lua_State *L) {
 
 static void poll_hook(lua_State *L, lua_Debug *ar) {
   uninstall(L);
+  if (count_mode && armed && L == running) install(L, LUA_MASKCOUNT, COUNT_POLL);
   if (saved.L == L && saved.fn && ar->event != LUA_HOOKCOUNT && ar->event != LUA_HOOKLINE) {
     int bit = ar->event == LUA_HOOKTAILCALL ? LUA_MASKCALL : 1 << ar->event;
     if (saved.mask & bit) saved.fn(L, ar); /* the event was the user's too */
@@ -128,7 +133,7 @@ void mpb_check_interrupt(lua_State *L, mpb_state *st) {
     mpb_lua_line(L, line, sizeof line);
     snprintf(st->where, sizeof st->where, "running at %s", line[0] ? line : "?");
   }
-  if (signals_on) catch_sigint();
+  if (sigint_on) catch_sigint();
   if (st->in_task && st->on_interrupt) { /* stop the task everywhere */
     st->on_interrupt(st);
     install(L, LUA_MASKCOUNT, 1);
@@ -232,15 +237,20 @@ void mpb_hook_init(lua_State *L, mpb_state *st) {
   running = L;
   leader = st->rank == 0;
   replace_coroutine_lib(L);
-  if (!signals_on) {
+  int sig = !(st->out & MPB_OUT_SIGNALS);
+  count_mode = !sig || (st->out & MPB_OUT_TIMER);
+  if (!count_mode && !alarm_on) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sa.sa_handler = on_alarm;
     sigaction(SIGALRM, &sa, NULL);
-    if (st->rank == 0) catch_sigint();
-    signals_on = 1;
+    alarm_on = 1;
+  }
+  if (sig && st->rank == 0 && !sigint_on) {
+    catch_sigint();
+    sigint_on = 1;
   }
 }
 
@@ -253,7 +263,11 @@ void mpb_hook_close(mpb_state *st) {
 void mpb_hook_arm(mpb_state *st, int on) {
   armed = on;
   if (!on && running) uninstall(running);
-  if (!signals_on) return;
+  if (count_mode) {
+    if (on && running && st->use_mpi && st->size > 1) install(running, LUA_MASKCOUNT, COUNT_POLL);
+    return;
+  }
+  if (!alarm_on) return;
   struct itimerval it;
   memset(&it, 0, sizeof it);
   if (on && st->use_mpi && st->size > 1) {

@@ -29,6 +29,13 @@ mpb_state *mpb_get(lua_State *L) {
   return st;
 }
 
+mpb_state *mpb_find(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, STATE_KEY);
+  mpb_state *st = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return st && st->L ? st : NULL;
+}
+
 double mpb_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -88,6 +95,7 @@ void mpb_warn(lua_State *L, const char *fmt, ...) {
 /* ------------------------------------------------------------ start-up */
 /* Duplicate the base communicator into c, returning errors. */
 static int dup_comm(mpb_state *st, MPI_Comm *c) {
+  *c = MPI_COMM_NULL;
   int rc = MPI_Comm_dup(st->base, c);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(*c, MPI_ERRORS_RETURN);
   return rc;
@@ -112,9 +120,11 @@ static int launcher_rank(void) {
   return 0;
 }
 
-static int start_mpi(mpb_state *st, int *argc, char ***argv, char *err, size_t errlen) {
-  int inited = 0, rc;
-  workers_ignore_sigint(launcher_rank());
+static int start_mpi(mpb_state *st, MPI_Comm comm, int *argc, char ***argv, char *err,
+                     size_t errlen) {
+  int inited = 0, rc, inter = 0;
+  int sig = !(st->out & MPB_OUT_SIGNALS);
+  if (sig) workers_ignore_sigint(launcher_rank());
   MPI_Initialized(&inited);
   if (!inited) {
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
@@ -123,11 +133,17 @@ static int start_mpi(mpb_state *st, int *argc, char ***argv, char *err, size_t e
     }
     st->own_mpi = 1;
   }
-  st->base = MPI_COMM_WORLD;
+  st->base = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+  if (MPI_Comm_test_inter(st->base, &inter) != MPI_SUCCESS || inter) {
+    snprintf(err, errlen, "the communicator must be an intra-communicator");
+    return -1;
+  }
   MPI_Comm_rank(st->base, &st->rank);
-  workers_ignore_sigint(st->rank);
+  if (sig) workers_ignore_sigint(st->rank);
   MPI_Comm_size(st->base, &st->size);
-  MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN);
+  /* the runtime works on its own duplicates (errors returned there); a
+  ** host's communicator keeps the error handler the host gave it */
+  if (st->own_mpi) MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN);
   if ((rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
       (rc = dup_comm(st, &st->bulk)) != MPI_SUCCESS || (rc = dup_comm(st, &st->ccomm)) != MPI_SUCCESS) {
     mpi_string(rc, err, errlen);
@@ -185,8 +201,9 @@ static int opt_env(const char *name, int dflt) {
   return v && *v ? atoi(v) : dflt;
 }
 
-mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *err,
+mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen) {
+  int use_mpi = o->use_mpi;
   mpb_state *st = lua_newuserdatauv(L, sizeof *st, 0);
   memset(st, 0, sizeof *st); /* inert: __gc does nothing until st->L is set */
   lua_newtable(L);
@@ -196,11 +213,12 @@ mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *e
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_KEY);
   *(mpb_state **)lua_getextraspace(L) = st;
   st->use_mpi = use_mpi;
+  st->out = o->out;
   st->size = 1;
   st->nfan = MPB_NFAN_DEFAULT;
   st->first.rank = -1;
   st->optimal = opt_env("MPLUA_OPTIMAL_PATH", 1) != 0;
-  if (use_mpi && start_mpi(st, argc, argv, err, errlen) != 0) return NULL;
+  if (use_mpi && start_mpi(st, o->comm, argc, argv, err, errlen) != 0) return NULL;
   st->L = L;
   /* every rank learns whether all could start before any goes on */
   int ok = alloc_tables(st) == 0;
@@ -215,7 +233,7 @@ mpb_state *mpb_start(lua_State *L, int use_mpi, int *argc, char ***argv, char *e
   if (!ok) return NULL;
   mpb_abort_error_init(L);
   mpb_ctl_on(st, 0, NULL);
-  if (st->optimal) mpb_adopt_init(L, st);
+  if (st->optimal && !(st->out & MPB_OUT_ALLOC)) mpb_adopt_init(L, st);
   mpb_hook_init(L, st);
   return st;
 }

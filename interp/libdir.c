@@ -1,0 +1,64 @@
+/*
+** Where the Lua library (the files of lib/: optim, hmc, ...) is: found from where
+** this code was loaded, never from a path baked in at build time, so an
+** installed tree can be moved and the build tree works uninstalled.
+**
+** dladdr names the file holding this function: libmplua.so (the library,
+** or lib/lua/5.4/mp.so, a link to it, resolved first), or the executable of
+** a host that linked libmplua.a. The library lives in DIR/lib (installed) or
+** BUILD/lib (the build tree), the executable in DIR/bin: DIR/share/lua/5.4
+** follows in every case (the build tree links share/lua/5.4 to the sources).
+** MPLUA_LIBDIR overrides it unless the host opted out of the environment.
+*/
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+
+static int has_lib(const char *dir) {
+  char probe[2 * PATH_MAX];
+  snprintf(probe, sizeof probe, "%s/optim.lua", dir);
+  return access(probe, R_OK) == 0;
+}
+
+const char *host_libdir(int use_env) {
+  static char dir[PATH_MAX];
+  const char *env = use_env ? getenv("MPLUA_LIBDIR") : NULL;
+  if (env && *env) return env;
+  Dl_info info;
+  char real[PATH_MAX];
+  if (!dladdr((void *)host_libdir, &info) || !info.dli_fname || !realpath(info.dli_fname, real))
+    return NULL;
+  static const char *const up[] = {"/../share/lua/5.4", "/../../../share/lua/5.4"};
+  char *slash = strrchr(real, '/');
+  if (!slash) return NULL;
+  *slash = '\0';
+  for (size_t i = 0; i < sizeof up / sizeof up[0]; i++) {
+    char cand[PATH_MAX + 32];
+    snprintf(cand, sizeof cand, "%s%s", real, up[i]);
+    if (has_lib(cand) && realpath(cand, dir)) return dir;
+  }
+  return NULL;
+}
+
+void host_add_libdir(lua_State *L, int use_env) {
+  const char *dir = host_libdir(use_env);
+  if (!dir) return;
+  lua_getglobal(L, "package");
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1);
+    lua_pushfstring(L, "%s/?.lua", dir);
+    if (!path || !strstr(path, lua_tostring(L, -1))) {
+      lua_pushfstring(L, "%s;%s/?.lua", path ? path : "", dir);
+      lua_setfield(L, -4, "path");
+    }
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+}

@@ -1,0 +1,35 @@
+# ranks: 1 2 4
+# Stock lua5.4 with mp.so (a link to libmplua.so) on LUA_CPATH under mpiexec:
+# `require "mp"` starts the runtime and the mp.serve() idiom gives mplua's
+# model (p2p, a collective, a fault and its recovery, the Lua library);
+# `lua5.4 -l mp.auto -i` gives lua's prompt on rank 0 with serving workers
+# that end with it; `require "ad"` works without MPI (MPI never started).
+set -eu
+N=${1:?usage: $0 RANKS}
+. "$(dirname "$0")/lib/common.bash"
+build=$(cd "$(dirname "$MPLUA")" && pwd)
+fail() { echo "FAIL ($N): $*" >&2; cat err >&2 2>/dev/null; exit 1; }
+export LUA_CPATH="$build/lib/lua/5.4/?.so;;"
+# a sanitized libmplua needs its runtime loaded before lua5.4 starts
+if readelf -d "$build/lib/libmplua.so" | grep -q libasan; then
+  export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+  export ASAN_OPTIONS="detect_leaks=0:${ASAN_OPTIONS:-}"
+fi
+
+"$MPIEXEC" -n "$N" lua5.4 "$MPLUA_TEST_DIR/embed/stock_job.lua" >out 2>err || fail "stock_job exit status $?"
+printf 'ring\ttrue\narray\ttrue\nfault\ttrue\nrecovered\ttrue\nlib\ttrue\nad\ttrue\n' >want
+cmp -s want out || { diff want out >&2; fail "stock_job output"; }
+
+# lua's own prompt on rank 0 (lua -i prints its banner on every rank, before -l)
+printf 'print(mp.size, mp.exec(function() return mp.allreduce(mp.rank, "sum") end))\n' >in
+"$MPIEXEC" -n "$N" lua5.4 -l mp.auto -i <in >out 2>err || fail "mp.auto exit status $?"
+grep -q "^$N	$((N * (N - 1) / 2))\$" out || { cat out >&2; fail "mp.auto session"; }
+
+# ad alone, no MPI: mp is not loaded and no MPI library call is made
+lua5.4 -e 'local ad = require "ad"
+  local v, g = ad.grad(function(p) return ad.sum(p * p) end, {3})
+  assert(v == 9 and g[1] == 6, "ad.grad")
+  assert(package.loaded.mp == nil and mp == nil, "mp loaded")
+  print("ad ok")' >out 2>err || fail "ad without MPI"
+[ "$(cat out)" = "ad ok" ] || fail "ad without MPI: $(cat out)"
+echo "ok ($N): stock lua5.4 with mp.so"
