@@ -7,6 +7,6 @@ string(LENGTH "${hex}" n)
 math(EXPR len "${n} / 2")
 string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
 string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" bytes "${bytes}")
-file(WRITE ${OUT} "/* generated from ${IN} by scripts/embed_lua.cmake */\n"
+file(WRITE ${OUT} "/* generated from ${IN} by scripts/cmake/embed_lua.cmake */\n"
   "static const char ${NAME}[] = {\n${bytes}0};\n"
   "#define ${NAME}_len ((size_t)${len})\n")

@@ -27,10 +27,10 @@ else()
   list(JOIN MPI_C_INCLUDE_DIRS " -I" _inc)
   set(MPLUA_PC_CFLAGS "-I${_inc}")
 endif()
-configure_file(${CMAKE_SOURCE_DIR}/cmake/mplua.pc.in ${CMAKE_BINARY_DIR}/mplua.pc @ONLY)
+configure_file(${CMAKE_SOURCE_DIR}/scripts/cmake/mplua.pc.in ${CMAKE_BINARY_DIR}/mplua.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/mplua.pc DESTINATION ${MPLUA_LIBDIR}/pkgconfig)
 
-configure_file(${CMAKE_SOURCE_DIR}/cmake/mplua-config.cmake.in
+configure_file(${CMAKE_SOURCE_DIR}/scripts/cmake/mplua-config.cmake.in
   ${CMAKE_BINARY_DIR}/mplua-config.cmake @ONLY)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/mplua-config-version.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
