@@ -3,9 +3,9 @@
 # script that ends normally exits with status 0, and a fault on the remote
 # host ends the job with status 1 and one report, neither hanging at exit
 # (MPI_Finalize over UCX/TCP can hang: openucx/ucx#8738); a remote rank
-# killed by a signal ends the job with hydra's report and status 255 (on one
-# host hydra exits with the signal number, 9; across hosts its report says
-# "EXIT CODE: 9" but the status is 255). Skipped (SKIPPED printed, status 0)
+# killed by a signal ends the job with hydra's report and a failing status
+# (across hosts usually 255 with "EXIT CODE: 9" in the report; when the
+# local proxy sees the end first, as on one host, the signal number, 9). Skipped (SKIPPED printed, status 0)
 # where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
@@ -51,7 +51,8 @@ LUA
 nodes_run kill.lua </dev/null >out 2>err &
 nodes_wait_exit $! "BAD TERMINATION" out || fail "a remote rank killed"
 ! grep -q "not reached" out || fail "a remote rank killed: the script went on"
-[ "$status" = 255 ] || fail "a remote rank killed: want status 255 (hydra, remote launcher)"
+[ "$status" = 255 ] || [ "$status" = 9 ] ||
+  fail "a remote rank killed: want status 255 or 9 (hydra, remote launcher)"
 grep -q "EXIT CODE: 9" out || fail "a remote rank killed: hydra's report names signal 9"
-echo "remote rank killed: status 255, hydra's report: BAD TERMINATION ... EXIT CODE: 9"
+echo "remote rank killed: status $status, hydra's report: BAD TERMINATION ... EXIT CODE: 9"
 echo "nodes_batch ok"

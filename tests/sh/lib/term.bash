@@ -12,8 +12,14 @@ trap 'tmux -S "$tsock" kill-server 2>/dev/null || true; rm -rf "$tmp"' EXIT
 # handler, so CMD still gets the default): a user's interactive shell puts
 # CMD in a process group of its own, but the pane's `sh -c` shares CMD's, and
 # dash, unlike bash, dies of the Ctrl-C meant for CMD.
+term_sessions=0
 term_start() {
+  # a server of its own per session: kill-server returns before the old
+  # server is gone, and a client that reaches it then fails ("server exited
+  # unexpectedly")
   tmux -S "$tsock" kill-server 2>/dev/null || true
+  term_sessions=$((term_sessions + 1))
+  tsock="$tmp/tmux.$term_sessions.sock"
   tmux -S "$tsock" -f /dev/null new-session -d -x 200 -y 50 \
     "trap : INT; $1; echo \"EXIT \$?\"; exec cat >/dev/null"
   tmux -S "$tsock" set-option -g history-limit 10000 >/dev/null
