@@ -74,6 +74,7 @@ typedef struct mpb_msg {
   int src;           /* rank in the runtime's communicator */
   int chan;          /* channel, or control kind */
   int nparts;
+  int gc_paid;       /* Lua took its GC step before it was laid out (arrive.c) */
   uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
   mpb_part *parts;   /* received in parts: where they landed (owned) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
@@ -89,6 +90,8 @@ mpb_msg *mpb_msg_new(size_t len);
 /* The bytes of the kept buffer of the last large message (0: none) / free it. */
 size_t mpb_msg_spare(void);
 void mpb_msg_drop_spare(void);
+/* How many buffers of 1 MiB or more messages hold (the spare not counted). */
+int mpb_msg_live_big(void);
 /* Ask for huge pages on a large block of fresh memory. */
 void mpb_bigmem_advise(void *p, size_t len);
 /* Free a message and whatever parts it still owns (NULL is fine). */
@@ -261,7 +264,8 @@ typedef struct mpb_state {
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
-  int gc_wanted;     /* a large message waits for a collection (arrive.c) */
+  int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */
+  size_t gc_step_kb; /* the step's size */
   int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
   int wbusy;         /* it holds a message not yet handed to MPI */
   struct mpb_wbuf *wscratch;

@@ -25,7 +25,9 @@
 ** the last large message freed is kept for the next large one that fits
 ** (a spare), and fresh large buffers ask for huge pages. */
 #define SPARE_MIN ((size_t)64 << 20)
+#define LIVE_MIN ((size_t)1 << 20)
 static mpb_msg *spare;
+static int live_big; /* buffers of LIVE_MIN bytes or more that messages hold */
 
 void mpb_bigmem_advise(void *p, size_t len) {
 #ifdef MADV_HUGEPAGE
@@ -37,6 +39,8 @@ void mpb_bigmem_advise(void *p, size_t len) {
 }
 
 size_t mpb_msg_spare(void) { return spare ? spare->cap : 0; }
+
+int mpb_msg_live_big(void) { return live_big; }
 
 void mpb_msg_drop_spare(void) {
   free(spare);
@@ -63,6 +67,7 @@ mpb_msg *mpb_msg_new(size_t len) {
   memset(m, 0, sizeof *m);
   m->len = len;
   m->cap = cap;
+  live_big += cap >= LIVE_MIN;
   return m;
 }
 
@@ -70,6 +75,7 @@ void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
   for (int i = 0; i < m->nparts; i++) free(m->parts[i].block);
   free(m->parts);
+  live_big -= m->cap >= LIVE_MIN;
   if (m->cap >= SPARE_MIN && (!spare || spare->cap <= m->cap)) {
     free(spare);
     spare = m;
@@ -160,7 +166,7 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   size_t held = len;
   for (int i = 0; i < m->nparts; i++)
     if (m->parts[i].block) held -= m->parts[i].len;
-  if (held >= (256 << 10)) lua_gc(L, LUA_GCSTEP, (int)(held >> 10));
+  if (held >= (256 << 10) && !m->gc_paid) lua_gc(L, LUA_GCSTEP, (int)(held >> 10));
   int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, hidx, err, sizeof err);
   if (n < 0) malformed(L, st, fname, src, err);
   lua_remove(L, hidx); /* views into it keep it alive */

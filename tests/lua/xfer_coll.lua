@@ -51,7 +51,9 @@ local function run(batch)
                                                                      c.root, c.seed)
     local function val(...) return X.gen(c.kind, c.size, X.seed(c.seed, ...)) end
     if c.op == "bcast" then
-      local got = mp.bcast(me == c.root and val() or nil, c.root)
+      local v = nil -- not `me == c.root and val() or nil`: the value may be false
+      if me == c.root then v = val() end
+      local got = mp.bcast(v, c.root)
       if me ~= c.root then X.check(val(), got, what) end
     elseif c.op == "handout" then
       if me == 0 then mp.handout(val(), "tail") else

@@ -38,9 +38,11 @@ local ESIZE = {f64 = 8, f32 = 4, i64 = 8, i32 = 4, u8 = 1}
 
 -- Thresholds of the transport, each with its neighbours: inline short
 -- strings (31), decoded in place (4096 bytes), arrays in place (4096),
--- strings in place and buffers taken (64 KiB), received at once (4096).
-X.STR_SIZES = {0, 1, 31, 32, 4071, 4095, 4096, 4097, 65535, 65536, 65537, 300001}
-X.ARR_BYTES = {0, 8, 4088, 4096, 4104, 65536, 65544, 1048576}
+-- strings in place and buffers taken (64 KiB), received at once (4096),
+-- a collection before the buffer is chosen (messages of 1 MiB).
+X.STR_SIZES = {0, 1, 31, 32, 4071, 4095, 4096, 4097, 65535, 65536, 65537, 300001,
+               1048000, 1048600}
+X.ARR_BYTES = {0, 8, 4088, 4096, 4104, 65536, 65544, 1048000, 1048576, 2097160}
 X.TAB_SIZES = {0, 1, 7, 300, 9000}
 X.BIG = (64 << 20) + 8 -- past the 64 MiB in-flight cap
 
