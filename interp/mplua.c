@@ -310,7 +310,7 @@ int mplua_worker(lua_State *L) {
     /* the loop itself failed (out of memory): nothing can resynchronize */
     fprintf(stderr, "%s: [rank %d] worker loop failed: %s\n", progname, mplua_rank(L),
             lua_tostring(L, -1));
-    MPI_Abort(mpb_get(L)->base, 1);
+    mpb_abort_job(mpb_get(L)->base, 1);
   }
   int status = (int)lua_tointeger(L, -1);
   lua_pop(L, 1);

@@ -301,6 +301,9 @@ int mpb_mpi_note(mpb_state *st, int rc, const char *what);
 /* A failure the runtime cannot recover from (the control channel): print
 ** and end the job. */
 void mpb_fatal(mpb_state *st, const char *fmt, ...);
+/* MPI_Abort(comm, status), once what this rank wrote to stdout and stderr
+** has been taken by the launcher. Does not return. */
+void mpb_abort_job(MPI_Comm comm, int status);
 
 /* -------------------------------------------------------------- ctl.c */
 /* Send a control message (body copied); wakes the receiver if it naps. */

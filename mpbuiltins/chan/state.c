@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "chan/chan.h"
@@ -68,6 +70,27 @@ int mpb_mpi_note(mpb_state *st, int rc, const char *what) {
   return rc;
 }
 
+/* MPICH's launcher can end the job on MPI_Abort before its proxy has read
+** what this rank wrote to its stdout and stderr pipes just before, and the
+** report of why the job ends is then lost (seen 1 run in 11 on a loaded
+** host). So wait until the pipes are empty (bounded: a reader that is gone
+** never empties them). */
+void mpb_abort_job(MPI_Comm comm, int status) {
+  fflush(stdout);
+  fflush(stderr);
+  for (int fd = 1; fd <= 2; fd++) {
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISFIFO(sb.st_mode)) continue;
+    for (int i = 0; i < 2000; i++) { /* 2 s at most */
+      int unread = 0;
+      if (ioctl(fd, FIONREAD, &unread) != 0 || unread <= 0) break;
+      nanosleep(&(struct timespec){0, 1000000L}, NULL);
+    }
+  }
+  MPI_Abort(comm, status);
+  abort(); /* MPI_Abort does not return; if it did, nothing sane remains */
+}
+
 void mpb_fatal(mpb_state *st, const char *fmt, ...) {
   char msg[MPB_ERRLEN];
   va_list ap;
@@ -76,9 +99,7 @@ void mpb_fatal(mpb_state *st, const char *fmt, ...) {
   va_end(ap);
   fflush(stdout);
   fprintf(stderr, "mplua: " MPB_RANKFMT " %s: ending the job\n", st->rank, st->size, msg);
-  fflush(stderr);
-  MPI_Abort(st->base, 1);
-  abort(); /* MPI_Abort does not return; if it did, nothing sane remains */
+  mpb_abort_job(st->base, 1);
 }
 
 void mpb_warn(lua_State *L, const char *fmt, ...) {

@@ -265,8 +265,7 @@ static int worker_exit(lua_State *L) {
   fflush(stdout);
   fprintf(stderr, "mplua: rank %d/%d called os.exit(%d) in a task: ending the job\n",
           st->rank, st->size, status);
-  fflush(stderr);
-  MPI_Abort(st->base, status ? status : 1);
+  mpb_abort_job(st->base, status ? status : 1);
   return 0;
 }
 

@@ -12,22 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "bench_clock.h"
 #include "ad_mat.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return x[n / 2];
-}
 
 #define REPS 15
 static volatile double sink;
@@ -35,7 +22,7 @@ static volatile double sink;
 /* The baseline: a textbook right-looking Cholesky on column-major storage,
 ** inner loops down columns (contiguous). */
 static double plain_chol(const double *A, size_t n, double *L) {
-  double t0 = now();
+  double t0 = bench_now();
   for (size_t i = 0; i < n * n; i++) L[i] = A[i];
   for (size_t k = 0; k < n; k++) {
     double *ck = L + k * n, d = sqrt(ck[k]);
@@ -49,12 +36,12 @@ static double plain_chol(const double *A, size_t n, double *L) {
   for (size_t j = 1; j < n; j++)
     for (size_t i = 0; i < j; i++) L[i + j * n] = 0;
   sink = L[n * n - 1];
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 /* value and gradient: leaves for A, the factor, sum_ij w_ij L_ij, the sweep */
 static double ad_chol_grad(ad_tape *t, const double *A, const double *w, size_t n, double *g) {
-  double t0 = now();
+  double t0 = bench_now();
   ad_region_begin(t);
   ad_idx a, L, y;
   double v;
@@ -65,7 +52,7 @@ static double ad_chol_grad(ad_tape *t, const double *A, const double *w, size_t 
   for (size_t i = 0; i < n * n; i++) g[i] = t->adj[a + i];
   sink = v + g[0];
   ad_region_end(t);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -89,7 +76,7 @@ int main(int argc, char **argv) {
     a[r] = plain_chol(A, n, L);
     b[r] = ad_chol_grad(&t, A, w, n, g);
   }
-  double pa = median(a, REPS), pb = median(b, REPS); /* median() sorts: [0] is the min */
+  double pa = bench_median(a, REPS), pb = bench_median(b, REPS); /* bench_median() sorts: [0] is the min */
   printf("cholesky %zux%zu: plain C value %.3f ms, value+gradient %.3f ms, ratio %.2fx "
          "(fastest rounds: %.3f / %.3f ms, %.2fx)\n", n, n, pa * 1e3, pb * 1e3, pb / pa,
          a[0] * 1e3, b[0] * 1e3, b[0] / a[0]);

@@ -11,24 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "bench_clock.h"
 #include "ad_dist.h"
 #include "ad_hess.h"
 #include "ad_scalar.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return x[n / 2];
-}
 
 #define REPS 15
 static volatile double sink;
@@ -37,7 +24,7 @@ static volatile double sink;
 ** chain = 1: one serial dependency chain s = s*x1 + x0 (latency-bound, the
 ** worst case); chain = 0: independent ops over 64 leaves (throughput). */
 static double binop_run(ad_tape *t, size_t n, int chain) {
-  double t0 = now();
+  double t0 = bench_now();
   ad_region_begin(t);
   ad_idx x, s, p, in[2];
   ad_vars_new(t, 2, (double[]){1.0000001, 0.9999999}, &x);
@@ -60,22 +47,22 @@ static double binop_run(ad_tape *t, size_t n, int chain) {
   ad_grad(t, s, 2, in, g);
   sink = g[0];
   ad_region_end(t);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 #define HALF_LOG_2PI 0.91893853320467274178
 static double normal_plain(const double *y, size_t n, double mu, double sigma) {
-  double t0 = now(), lp = 0, inv = 1 / sigma, ls = log(sigma);
+  double t0 = bench_now(), lp = 0, inv = 1 / sigma, ls = log(sigma);
   for (size_t i = 0; i < n; i++) {
     double z = (y[i] - mu) * inv;
     lp += -0.5 * z * z - ls - HALF_LOG_2PI;
   }
   sink = lp;
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 static double normal_grad(ad_tape *t, const double *y, size_t n, double mu, double sigma) {
-  double t0 = now();
+  double t0 = bench_now();
   ad_region_begin(t);
   ad_idx p, out;
   ad_vars_new(t, 2, (double[]){mu, sigma}, &p);
@@ -86,7 +73,7 @@ static double normal_grad(ad_tape *t, const double *y, size_t n, double mu, doub
   ad_grad(t, out, 2, in, g);
   sink = v + g[0] + g[1];
   ad_region_end(t);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 /* a 50-parameter function: a chain of scalar ops plus vector nodes */
@@ -111,7 +98,7 @@ static ad_idx f50(ad_tape *t, ad_idx x, size_t n) {
 static double hess_run(ad_tape *t, const double *x0, size_t n, int hessian) {
   static double g[50], H[2500];
   ad_idx in[50], x;
-  double t0 = now();
+  double t0 = bench_now();
   ad_region_begin(t);
   ad_vars_new(t, n, x0, &x);
   for (size_t i = 0; i < n; i++) in[i] = x + (ad_idx)i;
@@ -120,7 +107,7 @@ static double hess_run(ad_tape *t, const double *x0, size_t n, int hessian) {
   else ad_grad(t, y, n, in, g);
   sink = g[0] + H[0];
   ad_region_end(t);
-  return now() - t0;
+  return bench_now() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -139,13 +126,13 @@ int main(int argc, char **argv) {
     c[r] = binop_run(&t, small, 0);
     d[r] = binop_run(&t, small, 1);
   }
-  double ma = median(a, REPS), mb = median(b, REPS);
+  double ma = bench_median(a, REPS), mb = bench_median(b, REPS);
   printf("core: record+sweep per binary op: independent %.2f ns (min %.2f), "
          "serial chain %.2f ns (min %.2f); median of %d runs of %zu ops\n",
          ma / (double)nops * 1e9, a[0] / (double)nops * 1e9, mb / (double)nops * 1e9,
          b[0] / (double)nops * 1e9, REPS, nops);
-  ma = median(c, REPS);
-  mb = median(d, REPS);
+  ma = bench_median(c, REPS);
+  mb = bench_median(d, REPS);
   printf("core: record+sweep per binary op: independent %.2f ns (min %.2f), "
          "serial chain %.2f ns (min %.2f); median of %d runs of %zu ops (tape in cache)\n",
          ma / (double)small * 1e9, c[0] / (double)small * 1e9, mb / (double)small * 1e9,
@@ -159,7 +146,7 @@ int main(int argc, char **argv) {
     a[r] = normal_plain(y, N, 0.5, 2.0);
     b[r] = normal_grad(&t, y, N, 0.5, 2.0);
   }
-  double pa = median(a, REPS), pb = median(b, REPS);
+  double pa = bench_median(a, REPS), pb = bench_median(b, REPS);
   printf("normal_lpdf 1e6 points: plain C %.3f ms, value+gradient %.3f ms, ratio %.2fx\n",
          pa * 1e3, pb * 1e3, pb / pa);
 
@@ -170,8 +157,8 @@ int main(int argc, char **argv) {
     a[r] = hess_run(&t, x0, 50, 0);
     b[r] = hess_run(&t, x0, 50, 1);
   }
-  pa = median(a, REPS);
-  pb = median(b, REPS);
+  pa = bench_median(a, REPS);
+  pb = bench_median(b, REPS);
   printf("hessian of a 50-parameter function: gradient %.2f us, hessian %.2f us, ratio %.1fx\n",
          pa * 1e6, pb * 1e6, pb / pa);
   free(y);

@@ -10,6 +10,7 @@
 
 #include "lauxlib.h"
 #include "array/array.h"
+#include "bench_host.h"
 #include "mplua.h"
 
 /* bench.now(): a monotonic clock in seconds (os.clock is CPU time). */
@@ -56,25 +57,4 @@ static int open_bench(lua_State *L) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: arraybench SCRIPT.lua [args]\n");
-    return 1;
-  }
-  lua_State *L = mplua_open(&argc, &argv, 0);
-  if (!L) return 1;
-  luaL_requiref(L, "bench", open_bench, 1);
-  lua_pop(L, 1);
-  lua_createtable(L, argc, 0);
-  for (int i = 2; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i - 1);
-  }
-  lua_setglobal(L, "arg");
-  int status = luaL_loadfile(L, argv[1]) != LUA_OK;
-  if (status)
-    mplua_report(L, 1);
-  else if ((status = mplua_docall(L, 0, 0) != LUA_OK))
-    mplua_report(L, 1);
-  return mplua_close(L, status);
-}
+int main(int argc, char **argv) { return bench_host_main(argc, argv, 0, open_bench); }

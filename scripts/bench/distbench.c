@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lauxlib.h"
+#include "bench_host.h"
 #include "mplua.h"
 
 /* bench.alltoall(iters, bytes): MPI_Alltoall of bytes per rank (bytes / P to each). */
@@ -149,29 +150,4 @@ static int open_bench(lua_State *L) {
   return 1;
 }
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: mpiexec -n N distbench SCRIPT.lua [args]\n");
-    return 1;
-  }
-  lua_State *L = mplua_open(&argc, &argv, 1);
-  if (!L) return 1;
-  luaL_requiref(L, "bench", open_bench, 1);
-  lua_pop(L, 1);
-  int status = 0;
-  if (mplua_rank(L) != 0) return mplua_close(L, mplua_worker(L));
-  lua_createtable(L, argc, 0);
-  for (int i = 2; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i - 1);
-  }
-  lua_setglobal(L, "arg");
-  if (luaL_loadfile(L, argv[1]) != LUA_OK) {
-    mplua_report(L, 1);
-    status = 1;
-  } else {
-    status = mplua_docall(L, 0, 0) == LUA_OK ? 0 : 1;
-    if (status) mplua_report(L, 1);
-  }
-  return mplua_close(L, status);
-}
+int main(int argc, char **argv) { return bench_host_main(argc, argv, 1, open_bench); }

@@ -19,9 +19,7 @@ else roots = {0, 1, n // 2, n - 1} end
 
 local function plan(seed)
   local r = X.rng(seed)
-  local kinds = {}
-  for k in pairs(X.KINDS) do kinds[#kinds + 1] = k end
-  table.sort(kinds)
+  local kinds = X.kind_names()
   local cases = {}
   local function add(op, kind, size, root)
     cases[#cases + 1] = {op = op, kind = kind, size = size, root = root, seed = r()}

@@ -16,9 +16,7 @@ local limit = n <= 3 and X.BIG or n <= 8 and (1 << 20) or 300001
 -- rank 0 plans; every rank runs the plan
 local function plan(seed)
   local r = X.rng(seed)
-  local kinds = {}
-  for k in pairs(X.KINDS) do kinds[#kinds + 1] = k end
-  table.sort(kinds)
+  local kinds = X.kind_names()
   local cases = {}
   for _, op in ipairs({"send", "any", "isend", "list", "comm"}) do
     for _, kind in ipairs(kinds) do

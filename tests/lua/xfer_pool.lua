@@ -11,9 +11,7 @@ local n = mp.size
 local limit = n <= 5 and (1 << 20) or 65544
 print(("xfer_pool: seed %d, %d ranks"):format(seed, n))
 
-local kinds = {}
-for k in pairs(X.KINDS) do kinds[#kinds + 1] = k end
-table.sort(kinds)
+local kinds = X.kind_names()
 local tasks = {}
 for _, kind in ipairs(kinds) do
   for _, size in ipairs(X.sizes(kind, limit)) do

@@ -5,19 +5,11 @@
 set -eu
 N=${1:?usage: $0 RANKS}
 : "${MPLUA:?}" "${MPIEXEC:?}"
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp"
-cat >kill.lua <<'LUA'
-mp.exec(function()
-  if mp.rank == mp.size - 1 then
-    local pid = io.open("/proc/self/stat"):read("a"):match("^(%d+)")
-    os.execute("kill -9 " .. pid)
-  end
-  mp.handin(1)
-end)
-print("not reached")
-LUA
+cp "$here/lib/kill_last.lua" kill.lua
 status=0
 timeout 120 "$MPIEXEC" -n "$N" "$MPLUA" kill.lua >out 2>err || status=$?
 if [ "$status" = 0 ] || [ "$status" = 124 ] || grep -q "not reached" out; then

@@ -9,7 +9,8 @@
 # where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
-. "$(dirname "$0")/lib/netns.bash"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib/netns.bash"
 nodes_up
 
 fail() {
@@ -38,16 +39,7 @@ nodes_wait_exit $! "remote batch fault" err || fail "-b with a remote fault"
 grep -q "rank $((N - 1))/$N faulted" err || fail "-b with a remote fault: the report names the rank"
 echo "-b, remote fault: status 1, one report"
 
-cat >kill.lua <<'LUA'
-mp.exec(function()
-  if mp.rank == mp.size - 1 then
-    local pid = io.open("/proc/self/stat"):read("a"):match("^(%d+)")
-    os.execute("kill -9 " .. pid)
-  end
-  mp.handin(1)
-end)
-print("not reached")
-LUA
+cp "$here/lib/kill_last.lua" kill.lua
 nodes_run kill.lua </dev/null >out 2>err &
 nodes_wait_exit $! "BAD TERMINATION" out || fail "a remote rank killed"
 ! grep -q "not reached" out || fail "a remote rank killed: the script went on"

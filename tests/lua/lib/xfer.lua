@@ -141,6 +141,14 @@ for _, d in ipairs(X.DTYPES) do
   X.KINDS["array:" .. d] = function(size, seed) return X.array(d, size, seed) end
 end
 
+-- The kinds' names, sorted (so every rank plans the same cases).
+function X.kind_names()
+  local kinds = {}
+  for k in pairs(X.KINDS) do kinds[#kinds + 1] = k end
+  table.sort(kinds)
+  return kinds
+end
+
 function X.gen(kind, size, seed) return X.KINDS[kind](size, seed) end
 
 -- Sizes worth trying for a kind (limit: the largest size allowed).
