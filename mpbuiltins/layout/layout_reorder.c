@@ -1,30 +1,17 @@
 /*
 ** Reordering: slots of a traffic pattern onto processes on nodes and NUMA
 ** domains (layout_reorder.h has the contract and the method). Costs for n
-** slots and e distinct pairs that talk: O(e log e) to build the graph, then
-** per bisection of m slots O(m * c) to grow a side of c slots and O(m) per
-** Kernighan-Lin step (a pass stops 64 steps after its best prefix).
+** slots and e distinct pairs that talk: O(e log e) to build the graph, the
+** placements (layout_rpart.c), and per polishing pass the sum over slots of
+** the sizes of the domains their neighbours are in, times the degrees.
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout/layout_reorder.h"
-
-#define TOPL 8        /* candidates per side in a Kernighan-Lin step */
-#define KL_PASSES 16
-#define KL_PATIENCE 64 /* moves past the best prefix before a pass gives up */
+#include "layout/layout_reorder_int.h"
 
 /* ------------------------------------------------------------ the graph */
-/* Symmetric traffic without self loops: row i lists adj[start[i] ..
-** start[i+1]) with w = bytes both ways between i and adj. */
-typedef struct {
-  int n;
-  int64_t *start;
-  int *adj;
-  double *w;
-  double total;
-} graph;
 
 typedef struct { int j; double w; } entry;
 
@@ -110,14 +97,6 @@ static int graph_build(const mpb_reorder_traffic *t, graph *g) {
 }
 
 /* ------------------------------------------------------------ the places */
-/* Dense ids for the processes' nodes and (node, NUMA) domains, both sorted
-** by value, so that the domains of a node are a contiguous range. */
-typedef struct {
-  int nnode, ndom;
-  int *node_of, *dom_of;  /* [n] per process */
-  int *dom_lo;            /* [nnode + 1]: node k's domains are dom_lo[k] .. dom_lo[k+1]-1 */
-  int *node_cap, *dom_cap;
-} places;
 
 typedef struct { int a, b, p; } key3;
 
@@ -181,186 +160,93 @@ static void cost(const graph *g, const places *pl, const int *proc, mpb_reorder_
     }
 }
 
-/* ------------------------------------------------------------ bisection */
-typedef struct {
-  const graph *g;
-  double eps;
-  int *loc;        /* [n] slot -> index in the current set, -1 outside */
-  int *pref;       /* [n] side the identity puts slot i's process on (0, 1, -1) */
-  char *side, *best_side, *locked;  /* [n] by local index */
-  double *D, *conn, *deg, *wu;      /* [n] by local index */
-  int *moves, *tmp;                 /* [n] */
-} work;
+static void cost_dom(const graph *g, const int *domof, const int *dnode, mpb_reorder_cost *c) {
+  memset(c, 0, sizeof *c);
+  for (int i = 0; i < g->n; i++)
+    for (int64_t k = g->start[i]; k < g->start[i + 1]; k++) {
+      int j = g->adj[k];
+      if (j < i) continue;
+      if (dnode[domof[i]] != dnode[domof[j]]) c->cross_node += g->w[k];
+      else if (domof[i] != domof[j]) c->cross_numa += g->w[k];
+      c->total += g->w[k];
+    }
+}
 
-/* Move local vertex x to the other side, keeping D (external minus
-** internal bytes of every vertex of the set) right. */
-static void flip(work *w, const int *S, int x) {
-  const graph *g = w->g;
-  w->side[x] ^= 1;
-  w->D[x] = -w->D[x];
-  int v = S[x];
-  for (int64_t k = g->start[v]; k < g->start[v + 1]; k++) {
-    int y = w->loc[g->adj[k]];
-    if (y < 0 || y == x) continue;
-    w->D[y] += w->side[y] == w->side[x] ? -2 * g->w[k] : 2 * g->w[k];
+/* ------------------------------------------------------------- polish */
+/* Pair swaps across domains over the whole machine at once (the bisections
+** see one cut at a time): slot u and a slot v of a domain where u has a
+** neighbour trade places when that lowers the bytes crossing nodes, or
+** keeps them and lowers those crossing NUMA domains. Passes until none
+** helps (at most POLISH_PASSES). */
+#define POLISH_PASSES 8
+
+static int level(const int *dnode, int a, int b) {
+  return a == b ? 0 : dnode[a] == dnode[b] ? 1 : 2;
+}
+
+/* The change in (bytes crossing nodes, crossing NUMA) if u goes to domain
+** to (its neighbour skip excepted). */
+static void delta(const graph *g, const int *dnode, const int *domof, int u,
+                  int to, int skip, double *dn, double *dm) {
+  int from = domof[u];
+  for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) {
+    int x = g->adj[k];
+    if (x == skip) continue;
+    int lb = level(dnode, from, domof[x]), la = level(dnode, to, domof[x]);
+    if (lb == la) continue;
+    *dn += g->w[k] * ((la == 2) - (lb == 2));
+    *dm += g->w[k] * ((la == 1) - (lb == 1));
   }
 }
 
-static double cut_of(work *w, const int *S, int m) {
-  const graph *g = w->g;
-  double cut = 0;
-  for (int x = 0; x < m; x++)
-    for (int64_t k = g->start[S[x]]; k < g->start[S[x] + 1]; k++) {
-      int y = w->loc[g->adj[k]];
-      if (y > x && w->side[y] != w->side[x]) cut += g->w[k];
-    }
-  return cut;
+/* (dn, dm) lower than (bn, bm) by more than eps, node bytes first. */
+static int lower(double dn, double dm, double bn, double bm, double eps) {
+  return dn < bn - eps || (dn <= bn + eps && dm < bm - eps);
 }
 
-/* The (up to) TOPL unlocked vertices of side s with the largest D, best
-** first (ties: lower index); returns how many. */
-static int top(work *w, int m, int s, int *out) {
-  int c = 0;
-  for (int x = 0; x < m; x++) {
-    if (w->side[x] != s || w->locked[x]) continue;
-    if (c == TOPL && w->D[x] <= w->D[out[c - 1]]) continue;
-    int i = c < TOPL ? c++ : c - 1;
-    while (i > 0 && w->D[out[i - 1]] < w->D[x]) {
-      out[i] = out[i - 1];
-      i--;
-    }
-    out[i] = x;
-  }
-  return c;
-}
-
-/* Kernighan-Lin passes on the sides in w->side; returns the cut. */
-static double kl(work *w, const int *S, int m, int c1) {
-  const graph *g = w->g;
-  for (int x = 0; x < m; x++) {
-    double d = 0;
-    for (int64_t k = g->start[S[x]]; k < g->start[S[x] + 1]; k++) {
-      int y = w->loc[g->adj[k]];
-      if (y >= 0 && y != x) d += w->side[y] != w->side[x] ? g->w[k] : -g->w[k];
-    }
-    w->D[x] = d;
-  }
-  int steps = c1 < m - c1 ? c1 : m - c1;
-  for (int pass = 0; pass < KL_PASSES && steps > 0; pass++) {
-    memset(w->locked, 0, (size_t)m);
-    int nmov = 0, bestk = 0;
-    double cum = 0, best = 0;
-    for (int s = 0; s < steps; s++) {
-      int ta[TOPL], tb[TOPL];
-      int na = top(w, m, 0, ta), nb = top(w, m, 1, tb);
-      if (!na || !nb) break;
-      int ba = -1, bb = -1;
-      double bg = -INFINITY;
-      for (int i = 0; i < na; i++) {
-        int a = ta[i];
-        for (int64_t k = g->start[S[a]]; k < g->start[S[a] + 1]; k++) {
-          int y = w->loc[g->adj[k]];
-          if (y >= 0) w->wu[y] = g->w[k];
-        }
-        for (int j = 0; j < nb; j++) {
-          double gain = w->D[a] + w->D[tb[j]] - 2 * w->wu[tb[j]];
-          if (gain > bg) bg = gain, ba = a, bb = tb[j];
-        }
-        for (int64_t k = g->start[S[a]]; k < g->start[S[a] + 1]; k++) {
-          int y = w->loc[g->adj[k]];
-          if (y >= 0) w->wu[y] = 0;
+static int polish(const graph *g, const places *pl, int *domof, double eps) {
+  int n = g->n, nd = pl->ndom;
+  size_t sn = (size_t)(n ? n : 1), sd = (size_t)nd + 1;
+  int *dnode = malloc(sizeof(int) * sd), *off = calloc(sd, sizeof(int)),
+      *cur = malloc(sizeof(int) * sd), *stamp = malloc(sizeof(int) * sd),
+      *mem = malloc(sizeof(int) * sn), *pos = malloc(sizeof(int) * sn);
+  int rc = -1;
+  if (!dnode || !off || !cur || !stamp || !mem || !pos) goto done;
+  for (int k = 0; k < pl->nnode; k++)
+    for (int d = pl->dom_lo[k]; d < pl->dom_lo[k + 1]; d++) dnode[d] = k;
+  for (int i = 0; i < n; i++) off[domof[i] + 1]++;
+  for (int d = 0; d < nd; d++) off[d + 1] += off[d], stamp[d] = -1;
+  memcpy(cur, off, sizeof(int) * sd);
+  for (int i = 0; i < n; i++) pos[i] = cur[domof[i]]++, mem[pos[i]] = i;
+  for (int pass = 0; pass < POLISH_PASSES; pass++) {
+    int swaps = 0;
+    for (int u = 0; u < n; u++) {
+      int a = domof[u], bv = -1, bd = -1;
+      double bn = 0, bm = 0;
+      for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) {
+        int d = domof[g->adj[k]];
+        if (d == a || stamp[d] == u) continue;
+        stamp[d] = u;
+        for (int j = off[d]; j < off[d + 1]; j++) {
+          int v = mem[j];
+          double dn = 0, dm = 0;
+          delta(g, dnode, domof, u, d, v, &dn, &dm);
+          delta(g, dnode, domof, v, a, u, &dn, &dm);
+          if (lower(dn, dm, bn, bm, eps)) bn = dn, bm = dm, bv = v, bd = d;
         }
       }
-      flip(w, S, ba);
-      flip(w, S, bb);
-      w->locked[ba] = w->locked[bb] = 1;
-      w->moves[nmov++] = ba;
-      w->moves[nmov++] = bb;
-      cum += bg;
-      if (cum > best + w->eps) best = cum, bestk = nmov;
-      else if (nmov - bestk > 2 * KL_PATIENCE) break;
+      if (bv < 0) continue;
+      int pu = pos[u], pv = pos[bv];
+      mem[pu] = bv, mem[pv] = u, pos[u] = pv, pos[bv] = pu;
+      domof[u] = bd, domof[bv] = a;
+      swaps++;
     }
-    while (nmov > bestk) flip(w, S, w->moves[--nmov]);
-    if (bestk == 0) break;
+    if (!swaps) break;
   }
-  return cut_of(w, S, m);
-}
-
-/* Greedy graph growing: side 0 takes c1 slots, each time the one whose
-** move adds the least to the cut (ties: lower index). */
-static void grow(work *w, const int *S, int m, int c1) {
-  const graph *g = w->g;
-  for (int x = 0; x < m; x++) {
-    w->side[x] = 1;
-    w->conn[x] = 0;
-    double d = 0;
-    for (int64_t k = g->start[S[x]]; k < g->start[S[x] + 1]; k++) {
-      int y = w->loc[g->adj[k]];
-      if (y >= 0 && y != x) d += g->w[k];
-    }
-    w->deg[x] = d;
-  }
-  for (int c = 0; c < c1; c++) {
-    int bx = -1;
-    double bg = -INFINITY;
-    for (int x = 0; x < m; x++) {
-      if (w->side[x] != 1) continue;
-      double gain = 2 * w->conn[x] - w->deg[x];
-      if (gain > bg) bg = gain, bx = x;
-    }
-    w->side[bx] = 0;
-    for (int64_t k = g->start[S[bx]]; k < g->start[S[bx] + 1]; k++) {
-      int y = w->loc[g->adj[k]];
-      if (y >= 0) w->conn[y] += g->w[k];
-    }
-  }
-}
-
-/* Cut the ascending slots S[0..m) into c1 slots (side 0) and the rest:
-** from the identity's cut and from a grown one, each refined by
-** Kernighan-Lin, the better (ties: the identity's). S is rewritten: side 0
-** first, each side ascending. */
-static void bisect(work *w, int *S, int m, int c1) {
-  for (int x = 0; x < m; x++) w->loc[S[x]] = x;
-  int n0 = 0, n1 = 0;
-  for (int x = 0; x < m; x++) {
-    int p = w->pref[S[x]];
-    w->side[x] = 2;
-    if (p == 0 && n0 < c1) w->side[x] = 0, n0++;
-    else if (p == 1 && n1 < m - c1) w->side[x] = 1, n1++;
-  }
-  for (int x = 0; x < m; x++)
-    if (w->side[x] == 2) w->side[x] = n0 < c1 ? (n0++, 0) : (n1++, 1);
-  double cut_id = kl(w, S, m, c1);
-  memcpy(w->best_side, w->side, (size_t)m);
-  grow(w, S, m, c1);
-  double cut_gr = kl(w, S, m, c1);
-  if (!(cut_gr < cut_id - w->eps)) memcpy(w->side, w->best_side, (size_t)m);
-  int a = 0, b = c1;
-  for (int x = 0; x < m; x++) w->tmp[w->side[x] ? b++ : a++] = S[x];
-  for (int x = 0; x < m; x++) {
-    w->loc[S[x]] = -1;
-    S[x] = w->tmp[x];
-  }
-}
-
-/* Assign the ascending slots S[0..m) to the groups lo .. hi-1 (capacities
-** cap[], adding up to m): grp[slot] = group. gof[p]: the group of process p. */
-static void partition(work *w, int *S, int m, int lo, int hi, const int *cap, const int *gof,
-                      int *grp) {
-  if (hi - lo == 1) {
-    for (int x = 0; x < m; x++) grp[S[x]] = lo;
-    return;
-  }
-  int mid = lo + (hi - lo) / 2, c1 = 0;
-  for (int k = lo; k < mid; k++) c1 += cap[k];
-  for (int x = 0; x < m; x++) {
-    int q = gof[S[x]];
-    w->pref[S[x]] = q >= lo && q < mid ? 0 : q >= mid && q < hi ? 1 : -1;
-  }
-  if (c1 > 0 && c1 < m) bisect(w, S, m, c1);
-  partition(w, S, c1, lo, mid, cap, gof, grp);
-  partition(w, S + c1, m - c1, mid, hi, cap, gof, grp);
+  rc = 0;
+done:
+  free(dnode), free(off), free(cur), free(stamp), free(mem), free(pos);
+  return rc;
 }
 
 /* --------------------------------------------------------------- the map */
@@ -395,7 +281,8 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   }
   size_t sz = (size_t)(n ? n : 1);
   int *S = malloc(sizeof(int) * sz), *nodeof = malloc(sizeof(int) * sz),
-      *domof = malloc(sizeof(int) * sz), *next = malloc(sizeof(int) * sz);
+      *domof = malloc(sizeof(int) * sz), *next = malloc(sizeof(int) * sz),
+      *dom2 = malloc(sizeof(int) * sz), *dnode = malloc(sizeof(int) * sz);
   char *taken = calloc(sz, 1);
   w.g = &g;
   w.eps = 1e-12 * g.total;
@@ -406,17 +293,23 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   w.deg = malloc(sizeof(double) * sz), w.wu = calloc(sz, sizeof(double));
   w.moves = malloc(sizeof(int) * sz), w.tmp = malloc(sizeof(int) * sz);
   rc = -1;
-  if (!S || !nodeof || !domof || !next || !taken || !w.loc || !w.pref || !w.side ||
+  if (!S || !nodeof || !domof || !next || !dom2 || !dnode || !taken || !w.loc || !w.pref || !w.side ||
       !w.best_side || !w.locked || !w.D || !w.conn || !w.deg || !w.wu || !w.moves || !w.tmp)
     goto done;
-  for (int i = 0; i < n; i++) S[i] = i, w.loc[i] = -1;
-  /* slots into nodes, then each node's slots into its NUMA domains */
-  partition(&w, S, n, 0, pl.nnode, pl.node_cap, pl.node_of, nodeof);
-  for (int off = 0, k = 0; k < pl.nnode; k++) {
-    int m = pl.node_cap[k];
-    partition(&w, S + off, m, pl.dom_lo[k], pl.dom_lo[k + 1], pl.dom_cap, pl.dom_of, domof);
-    off += m;
-  }
+  for (int i = 0; i < n; i++) w.loc[i] = -1;
+  for (int k = 0; k < pl.nnode; k++)
+    for (int d = pl.dom_lo[k]; d < pl.dom_lo[k + 1]; d++) dnode[d] = k;
+  /* two starts, each polished; the better kept (ties: the bisections',
+  ** which lean to the identity) */
+  mpb_rpart_place(&w, &pl, S, nodeof, domof, 0);
+  mpb_rpart_place(&w, &pl, S, nodeof, dom2, 1);
+  if (polish(&g, &pl, domof, w.eps) < 0 || polish(&g, &pl, dom2, w.eps) < 0) goto done;
+  mpb_reorder_cost c1, c2;
+  cost_dom(&g, domof, dnode, &c1);
+  cost_dom(&g, dom2, dnode, &c2);
+  if (c2.cross_node < c1.cross_node - w.eps ||
+      (!(c2.cross_node > c1.cross_node + w.eps) && c2.cross_numa < c1.cross_numa - w.eps))
+    memcpy(domof, dom2, sizeof(int) * sz);
   /* inside a domain: a slot keeps its own process if it is there; the
   ** others take the free processes in order */
   for (int i = 0; i < n; i++) proc[i] = -1;
@@ -444,7 +337,7 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   if (after) *after = ca;
   rc = better;
 done:
-  free(S), free(nodeof), free(domof), free(next), free(taken);
+  free(S), free(nodeof), free(domof), free(next), free(dom2), free(dnode), free(taken);
   free(w.loc), free(w.pref), free(w.side), free(w.best_side), free(w.locked);
   free(w.D), free(w.conn), free(w.deg), free(w.wu), free(w.moves), free(w.tmp);
   graph_free(&g);

@@ -5,12 +5,16 @@
 ** so that few bytes cross nodes and, at equal cost, few cross NUMA domains.
 ** Plain C: no Lua, no MPI.
 **
-** Method: the slots are cut into nodes by recursive bisection of the node
-** list (each cut: greedy graph growing, then Kernighan-Lin pair swaps;
-** started both from the identity's cut and from the grown one, the better
-** kept), then each node's slots into its NUMA domains the same way. Inside
-** a domain a slot whose own process is there keeps it, the others take the
-** free processes in order. The result is kept only when it is strictly
+** Method: two placements of the slots into domains, each polished by pair
+** swaps across domains (a swap is taken when it lowers the cost), the
+** better kept: (1) the slots cut into nodes by recursive bisection of the
+** node list (each cut: Kernighan-Lin pair swaps started from the identity's
+** cut and from a greedily grown one, the better kept), then each node's
+** slots into its NUMA domains the same way; (2) greedy filling, node by node
+** (largest first) from the heaviest free slot, by the free slot most
+** connected to the node, then the same inside each node for its domains.
+** Inside a domain a slot whose own process is there keeps it, the others
+** take the free processes in order. The result is kept only when it is strictly
 ** better than the identity (first on the bytes crossing nodes, then on those
 ** crossing NUMA domains); otherwise the identity is returned. Deterministic:
 ** the same inputs give the same mapping on every rank.
