@@ -113,6 +113,7 @@ static void places_free(places *pl) {
   free(pl->dom_lo);
   free(pl->node_cap);
   free(pl->dom_cap);
+  free(pl->dnode);
   memset(pl, 0, sizeof *pl);
 }
 
@@ -124,7 +125,9 @@ static int places_make(int n, const int *node, const int *numa, places *pl) {
   pl->dom_lo = calloc((size_t)n + 2, sizeof(int));
   pl->node_cap = calloc((size_t)n + 1, sizeof(int));
   pl->dom_cap = calloc((size_t)n + 1, sizeof(int));
-  if (!k || !pl->node_of || !pl->dom_of || !pl->dom_lo || !pl->node_cap || !pl->dom_cap) {
+  pl->dnode = calloc((size_t)n + 1, sizeof(int));
+  if (!k || !pl->node_of || !pl->dom_of || !pl->dom_lo || !pl->node_cap || !pl->dom_cap ||
+      !pl->dnode) {
     free(k);
     places_free(pl);
     return -1;
@@ -135,7 +138,7 @@ static int places_make(int n, const int *node, const int *numa, places *pl) {
     int newnode = i == 0 || k[i].a != k[i - 1].a;
     int newdom = newnode || k[i].b != k[i - 1].b;
     if (newnode) pl->dom_lo[pl->nnode++] = pl->ndom;
-    if (newdom) pl->ndom++;
+    if (newdom) pl->dnode[pl->ndom++] = pl->nnode - 1;
     pl->node_of[k[i].p] = pl->nnode - 1;
     pl->dom_of[k[i].p] = pl->ndom - 1;
     pl->node_cap[pl->nnode - 1]++;
@@ -147,27 +150,18 @@ static int places_make(int n, const int *node, const int *numa, places *pl) {
 }
 
 /* ------------------------------------------------------------- the cost */
-static void cost(const graph *g, const places *pl, const int *proc, mpb_reorder_cost *c) {
+/* Slot i in domain dom[i] (proc NULL), or in the domain of process proc[i]
+** (dom[p]: process p's). */
+static void cost(const graph *g, const places *pl, const int *dom, const int *proc,
+                 mpb_reorder_cost *c) {
   memset(c, 0, sizeof *c);
   for (int i = 0; i < g->n; i++)
     for (int64_t k = g->start[i]; k < g->start[i + 1]; k++) {
       int j = g->adj[k];
       if (j < i) continue;
-      int pi = proc ? proc[i] : i, pj = proc ? proc[j] : j;
-      if (pl->node_of[pi] != pl->node_of[pj]) c->cross_node += g->w[k];
-      else if (pl->dom_of[pi] != pl->dom_of[pj]) c->cross_numa += g->w[k];
-      c->total += g->w[k];
-    }
-}
-
-static void cost_dom(const graph *g, const int *domof, const int *dnode, mpb_reorder_cost *c) {
-  memset(c, 0, sizeof *c);
-  for (int i = 0; i < g->n; i++)
-    for (int64_t k = g->start[i]; k < g->start[i + 1]; k++) {
-      int j = g->adj[k];
-      if (j < i) continue;
-      if (dnode[domof[i]] != dnode[domof[j]]) c->cross_node += g->w[k];
-      else if (domof[i] != domof[j]) c->cross_numa += g->w[k];
+      int di = dom[proc ? proc[i] : i], dj = dom[proc ? proc[j] : j];
+      if (pl->dnode[di] != pl->dnode[dj]) c->cross_node += g->w[k];
+      else if (di != dj) c->cross_numa += g->w[k];
       c->total += g->w[k];
     }
 }
@@ -207,13 +201,12 @@ static int lower(double dn, double dm, double bn, double bm, double eps) {
 static int polish(const graph *g, const places *pl, int *domof, double eps) {
   int n = g->n, nd = pl->ndom;
   size_t sn = (size_t)(n ? n : 1), sd = (size_t)nd + 1;
-  int *dnode = malloc(sizeof(int) * sd), *off = calloc(sd, sizeof(int)),
+  const int *dnode = pl->dnode;
+  int *off = calloc(sd, sizeof(int)),
       *cur = malloc(sizeof(int) * sd), *stamp = malloc(sizeof(int) * sd),
       *mem = malloc(sizeof(int) * sn), *pos = malloc(sizeof(int) * sn);
   int rc = -1;
-  if (!dnode || !off || !cur || !stamp || !mem || !pos) goto done;
-  for (int k = 0; k < pl->nnode; k++)
-    for (int d = pl->dom_lo[k]; d < pl->dom_lo[k + 1]; d++) dnode[d] = k;
+  if (!off || !cur || !stamp || !mem || !pos) goto done;
   for (int i = 0; i < n; i++) off[domof[i] + 1]++;
   for (int d = 0; d < nd; d++) off[d + 1] += off[d], stamp[d] = -1;
   memcpy(cur, off, sizeof(int) * sd);
@@ -245,7 +238,7 @@ static int polish(const graph *g, const places *pl, int *domof, double eps) {
   }
   rc = 0;
 done:
-  free(dnode), free(off), free(cur), free(stamp), free(mem), free(pos);
+  free(off), free(cur), free(stamp), free(mem), free(pos);
   return rc;
 }
 
@@ -260,7 +253,7 @@ int mpb_reorder_cost_of(const mpb_reorder_traffic *t, const int *node, const int
     graph_free(&g);
     return -1;
   }
-  cost(&g, &pl, proc, c);
+  cost(&g, &pl, pl.dom_of, proc, c);
   graph_free(&g);
   places_free(&pl);
   return 0;
@@ -282,7 +275,7 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   size_t sz = (size_t)(n ? n : 1);
   int *S = malloc(sizeof(int) * sz), *nodeof = malloc(sizeof(int) * sz),
       *domof = malloc(sizeof(int) * sz), *next = malloc(sizeof(int) * sz),
-      *dom2 = malloc(sizeof(int) * sz), *dnode = malloc(sizeof(int) * sz);
+      *dom2 = malloc(sizeof(int) * sz);
   char *taken = calloc(sz, 1);
   w.g = &g;
   w.eps = 1e-12 * g.total;
@@ -293,20 +286,18 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   w.deg = malloc(sizeof(double) * sz), w.wu = calloc(sz, sizeof(double));
   w.moves = malloc(sizeof(int) * sz), w.tmp = malloc(sizeof(int) * sz);
   rc = -1;
-  if (!S || !nodeof || !domof || !next || !dom2 || !dnode || !taken || !w.loc || !w.pref || !w.side ||
+  if (!S || !nodeof || !domof || !next || !dom2 || !taken || !w.loc || !w.pref || !w.side ||
       !w.best_side || !w.locked || !w.D || !w.conn || !w.deg || !w.wu || !w.moves || !w.tmp)
     goto done;
   for (int i = 0; i < n; i++) w.loc[i] = -1;
-  for (int k = 0; k < pl.nnode; k++)
-    for (int d = pl.dom_lo[k]; d < pl.dom_lo[k + 1]; d++) dnode[d] = k;
   /* two starts, each polished; the better kept (ties: the bisections',
   ** which lean to the identity) */
   mpb_rpart_place(&w, &pl, S, nodeof, domof, 0);
   mpb_rpart_place(&w, &pl, S, nodeof, dom2, 1);
   if (polish(&g, &pl, domof, w.eps) < 0 || polish(&g, &pl, dom2, w.eps) < 0) goto done;
   mpb_reorder_cost c1, c2;
-  cost_dom(&g, domof, dnode, &c1);
-  cost_dom(&g, dom2, dnode, &c2);
+  cost(&g, &pl, domof, NULL, &c1);
+  cost(&g, &pl, dom2, NULL, &c2);
   if (c2.cross_node < c1.cross_node - w.eps ||
       (!(c2.cross_node > c1.cross_node + w.eps) && c2.cross_numa < c1.cross_numa - w.eps))
     memcpy(domof, dom2, sizeof(int) * sz);
@@ -325,8 +316,8 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
     next[d] = p + 1;
   }
   mpb_reorder_cost cb, ca;
-  cost(&g, &pl, NULL, &cb);
-  cost(&g, &pl, proc, &ca);
+  cost(&g, &pl, pl.dom_of, NULL, &cb);
+  cost(&g, &pl, pl.dom_of, proc, &ca);
   int better = ca.cross_node < cb.cross_node - w.eps ||
                (!(ca.cross_node > cb.cross_node + w.eps) && ca.cross_numa < cb.cross_numa - w.eps);
   if (!better) {
@@ -337,7 +328,7 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   if (after) *after = ca;
   rc = better;
 done:
-  free(S), free(nodeof), free(domof), free(next), free(dom2), free(dnode), free(taken);
+  free(S), free(nodeof), free(domof), free(next), free(dom2), free(taken);
   free(w.loc), free(w.pref), free(w.side), free(w.best_side), free(w.locked);
   free(w.D), free(w.conn), free(w.deg), free(w.wu), free(w.moves), free(w.tmp);
   graph_free(&g);

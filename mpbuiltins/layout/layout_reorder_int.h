@@ -27,6 +27,7 @@ typedef struct {
   int *node_of, *dom_of;  /* [n] per process */
   int *dom_lo;            /* [nnode + 1]: node k's domains are dom_lo[k] .. dom_lo[k+1]-1 */
   int *node_cap, *dom_cap;
+  int *dnode;             /* [ndom]: the node of a domain */
 } places;
 
 /* Scratch of a placement, all [n]. */
