@@ -265,6 +265,7 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
   graph g;
   places pl;
   work w;
+  if (n <= 0) return n < 0 ? -2 : 0;
   memset(&w, 0, sizeof w);
   int rc = graph_build(t, &g);
   if (rc < 0) return rc;

@@ -253,7 +253,7 @@ static void cart_edges(lua_State *L, const mpb_cart *t, int opts, edges *e) {
 
 /* An n x n mp.Array: element (i, j) is bytes from slot i-1 to slot j-1. */
 static void array_edges(lua_State *L, const mpb_array *a, edges *e) {
-  if (a->ndim != 2 || a->dims[0] != a->dims[1] || a->dims[0] > INT32_MAX)
+  if (a->ndim != 2 || a->dims[0] != a->dims[1] || a->dims[0] < 1 || a->dims[0] > INT32_MAX)
     mpb_lay_argerror(L, 1, FN, "an n x n traffic matrix expected, got a %s array of %d "
                      "dimensions (%I x ...)", mpb_dtype_name(a->dtype), a->ndim,
                      (LUAI_UACINT)a->dims[0]);
@@ -392,6 +392,8 @@ static int l_reorder(lua_State *L) {
       model = lua_gettop(L);
     } else if (lua_getfield(L, opts, "nodes") != LUA_TNIL) {
       model = opts;
+    } else if (lua_getfield(L, opts, "numa") != LUA_TNIL) {
+      mpb_lay_argerror(L, 2, FN, "numa goes with nodes (a machine model: both lists)");
     }
   }
   if (model) {

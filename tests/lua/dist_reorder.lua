@@ -137,6 +137,8 @@ err(pre:format(1) .. "the traffic has " .. (P + 1) .. " slots but the machine " 
     mp.reorder, mp.cart({P + 1}))
 err(pre:format(2) .. "bytes is for a topology", mp.reorder, m, {nodes = alt8, bytes = 2})
 err(pre:format(2) .. "bytes must be a finite number", mp.reorder, ring, {nodes = alt8, bytes = -1})
+err(pre:format(2) .. "numa goes with nodes", mp.reorder, ring, {numa = alt8})
+err(pre:format(1) .. "an n x n traffic matrix expected", mp.reorder, mp.array("f64", 0, 0), {nodes = {}})
 
 -- on every rank, the same mapping from the same inputs; applied, the relabelled
 -- communicator's rank k is the process the mapping names, and neighbours over it
