@@ -243,6 +243,20 @@ done:
 }
 
 /* --------------------------------------------------------------- the map */
+/* Copy t->hint into nodeof if it gives every node as many slots as it has
+** processes; 0 if there is none or it does not. */
+static int hint_fits(const mpb_reorder_traffic *t, const places *pl, int *nodeof) {
+  if (!t->hint) return 0;
+  int *cnt = calloc((size_t)pl->nnode, sizeof(int)), ok = cnt != NULL;
+  for (int i = 0; ok && i < t->n; i++) {
+    int k = t->hint[i];
+    ok = k >= 0 && k < pl->nnode && ++cnt[k] <= pl->node_cap[k];
+    if (ok) nodeof[i] = k;
+  }
+  free(cnt);
+  return ok;
+}
+
 int mpb_reorder_cost_of(const mpb_reorder_traffic *t, const int *node, const int *numa,
                         const int *proc, mpb_reorder_cost *c) {
   graph g;
@@ -291,17 +305,23 @@ int mpb_reorder_map(const mpb_reorder_traffic *t, const int *node, const int *nu
       !w.best_side || !w.locked || !w.D || !w.conn || !w.deg || !w.wu || !w.moves || !w.tmp)
     goto done;
   for (int i = 0; i < n; i++) w.loc[i] = -1;
-  /* two starts, each polished; the better kept (ties: the bisections',
-  ** which lean to the identity) */
-  mpb_rpart_place(&w, &pl, S, nodeof, domof, 0);
-  mpb_rpart_place(&w, &pl, S, nodeof, dom2, 1);
-  if (polish(&g, &pl, domof, w.eps) < 0 || polish(&g, &pl, dom2, w.eps) < 0) goto done;
+  /* two or three starts, each polished; the best kept (ties: the earlier,
+  ** the bisections' first: they lean to the identity) */
   mpb_reorder_cost c1, c2;
+  mpb_rpart_place(&w, &pl, S, nodeof, domof, 0);
+  if (polish(&g, &pl, domof, w.eps) < 0) goto done;
   cost(&g, &pl, domof, NULL, &c1);
-  cost(&g, &pl, dom2, NULL, &c2);
-  if (c2.cross_node < c1.cross_node - w.eps ||
-      (!(c2.cross_node > c1.cross_node + w.eps) && c2.cross_numa < c1.cross_numa - w.eps))
-    memcpy(domof, dom2, sizeof(int) * sz);
+  for (int mode = 1; mode <= 2; mode++) {
+    if (mode == 2 && !hint_fits(t, &pl, nodeof)) continue;
+    mpb_rpart_place(&w, &pl, S, nodeof, dom2, mode);
+    if (polish(&g, &pl, dom2, w.eps) < 0) goto done;
+    cost(&g, &pl, dom2, NULL, &c2);
+    if (c2.cross_node < c1.cross_node - w.eps ||
+        (!(c2.cross_node > c1.cross_node + w.eps) && c2.cross_numa < c1.cross_numa - w.eps)) {
+      memcpy(domof, dom2, sizeof(int) * sz);
+      c1 = c2;
+    }
+  }
   /* inside a domain: a slot keeps its own process if it is there; the
   ** others take the free processes in order */
   for (int i = 0; i < n; i++) proc[i] = -1;

@@ -5,14 +5,16 @@
 ** so that few bytes cross nodes and, at equal cost, few cross NUMA domains.
 ** Plain C: no Lua, no MPI.
 **
-** Method: two placements of the slots into domains, each polished by pair
+** Method: two or three placements of the slots into domains, each polished by pair
 ** swaps across domains (a swap is taken when it lowers the cost), the
-** better kept: (1) the slots cut into nodes by recursive bisection of the
+** best kept: (1) the slots cut into nodes by recursive bisection of the
 ** node list (each cut: Kernighan-Lin pair swaps started from the identity's
 ** cut and from a greedily grown one, the better kept), then each node's
 ** slots into its NUMA domains the same way; (2) greedy filling, node by node
 ** (largest first) from the heaviest free slot, by the free slot most
-** connected to the node, then the same inside each node for its domains.
+** connected to the node, then the same inside each node for its domains;
+** (3) when the caller gives one, its placement into nodes (for a grid: the
+** blocks of a process grid over it), then bisections inside each node.
 ** Inside a domain a slot whose own process is there keeps it, the others
 ** take the free processes in order. The result is kept only when it is strictly
 ** better than the identity (first on the bytes crossing nodes, then on those
@@ -38,6 +40,9 @@ typedef struct mpb_reorder_traffic {
   int64_t nedge;
   const int *from, *to;
   const double *bytes;
+  const int *hint;    /* NULL, or a placement to try too: hint[k] the node of slot
+                      ** k, nodes numbered 0.. in increasing order of their labels
+                      ** (used only if it fills every node exactly) */
 } mpb_reorder_traffic;
 
 /* Map the slots of t onto n processes; process p is on node[p] and in NUMA

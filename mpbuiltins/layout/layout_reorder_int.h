@@ -41,9 +41,10 @@ typedef struct {
   int *moves, *tmp;                 /* [n] */
 } work;
 
-/* Slots into nodes, then each node's slots into its NUMA domains: by
-** recursive bisection (kway 0; leaning to the identity) or greedy filling
-** (kway 1). nodeof / domof [slot]: the node / domain; S: scratch of n. */
-void mpb_rpart_place(work *w, const places *pl, int *S, int *nodeof, int *domof, int kway);
+/* Slots into nodes, then each node's slots into its NUMA domains: mode 0
+** recursive bisection (leaning to the identity), 1 greedy filling, 2 the
+** nodes given in nodeof and bisections inside them. nodeof / domof [slot]:
+** the node / domain; S: scratch of n. */
+void mpb_rpart_place(work *w, const places *pl, int *S, int *nodeof, int *domof, int mode);
 
 #endif

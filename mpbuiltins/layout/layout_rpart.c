@@ -227,24 +227,21 @@ static void fill(work *w, const int *S, int m, int lo, int hi, const int *cap, i
   for (int x = 0; x < m; x++) w->loc[S[x]] = -1;
 }
 
-/* Slots by node into nodes, then each node's slots into its domains
-** (bisections, or fill), domof[slot]: the domain. S: scratch of n. */
-void mpb_rpart_place(work *w, const places *pl, int *S, int *nodeof, int *domof, int kway) {
+/* mpb_rpart_place: modes 0 (bisections), 1 (fill), 2 (nodes given). */
+void mpb_rpart_place(work *w, const places *pl, int *S, int *nodeof, int *domof, int mode) {
   int n = w->g->n;
   for (int i = 0; i < n; i++) S[i] = i;
-  if (kway) fill(w, S, n, 0, pl->nnode, pl->node_cap, nodeof);
-  else partition(w, S, n, 0, pl->nnode, pl->node_cap, pl->node_of, nodeof);
-  if (kway) { /* S by node, ascending inside each */
+  if (mode == 0) partition(w, S, n, 0, pl->nnode, pl->node_cap, pl->node_of, nodeof);
+  else if (mode == 1) fill(w, S, n, 0, pl->nnode, pl->node_cap, nodeof);
+  if (mode) { /* S by node, ascending inside each */
     int *at = w->tmp;
     for (int k = 0, o = 0; k < pl->nnode; k++) at[k] = o, o += pl->node_cap[k];
     for (int i = 0; i < n; i++) S[at[nodeof[i]]++] = i;
   }
   for (int off = 0, k = 0; k < pl->nnode; k++) {
     int m = pl->node_cap[k];
-    if (kway) fill(w, S + off, m, pl->dom_lo[k], pl->dom_lo[k + 1], pl->dom_cap, domof);
+    if (mode == 1) fill(w, S + off, m, pl->dom_lo[k], pl->dom_lo[k + 1], pl->dom_cap, domof);
     else partition(w, S + off, m, pl->dom_lo[k], pl->dom_lo[k + 1], pl->dom_cap, pl->dom_of, domof);
     off += m;
   }
 }
-
-/* The cost of putting slot i in domain domof[i]. */

@@ -30,6 +30,7 @@
 
 #include "array/array.h"
 #include "layout/laylib.h"
+#include "layout/layout_grid.h"
 #include "layout/layout_reorder.h"
 #include "p2p/p2p.h"
 
@@ -291,6 +292,45 @@ static void table_edges(lua_State *L, edges *e) {
   }
 }
 
+/* A placement of a grid's slots to try (mpb_reorder_traffic.hint): when
+** every node has the same number c of ranks, the blocks of a process grid
+** of n/c blocks over t (mp.dims's choice among those dividing the extents
+** evenly), block k on the k-th node in label order. NULL if none. */
+static int *grid_hint(lua_State *L, const mpb_cart *t, const machine *m) {
+  int n = m->n, K = 0, c = 0;
+  int *lab = ints(L, n); /* the labels, sorted */
+  memcpy(lab, m->node, sizeof(int) * (size_t)n);
+  for (int i = 1; i < n; i++) /* insertion sort: n is a few thousand at most */
+    for (int j = i; j > 0 && lab[j - 1] > lab[j]; j--) {
+      int x = lab[j];
+      lab[j] = lab[j - 1], lab[j - 1] = x;
+    }
+  for (int i = 0, run = 0; i < n; i++) {
+    run++;
+    if (i + 1 == n || lab[i + 1] != lab[i]) {
+      if (c && run != c) return NULL;
+      c = run, run = 0, K++;
+    }
+  }
+  if (K < 2 || n % K) return NULL;
+  int64_t ext[MPB_LAYOUT_MAXDIM];
+  int b[MPB_LAYOUT_MAXDIM] = {0};
+  for (int a = 0; a < t->ndim; a++) ext[a] = t->dims[a];
+  if (mpb_grid_factor_even(K, t->ndim, ext, b) < 0) return NULL;
+  int *hint = ints(L, n);
+  for (int r = 0; r < n; r++) {
+    int q = r, blk = 0, mul = 1;
+    for (int a = 0; a < t->ndim; a++) {
+      int x = q % t->dims[a];
+      q /= t->dims[a];
+      blk += x / (t->dims[a] / b[a]) * mul;
+      mul *= b[a];
+    }
+    hint[r] = blk;
+  }
+  return hint;
+}
+
 /* --------------------------------------------------------------- result */
 static void setnum(lua_State *L, const char *k, double v) {
   if (v == floor(v) && fabs(v) < 9.0e15) lua_pushinteger(L, (lua_Integer)v);
@@ -418,7 +458,7 @@ static int l_reorder(lua_State *L) {
                        "opts.nodes, or opts.comm of %d ranks)", e.n, m.n, e.n);
   }
   int *proc = ints(L, e.n);
-  mpb_reorder_traffic tr = {e.n, e.ne, e.from, e.to, e.bytes};
+  mpb_reorder_traffic tr = {e.n, e.ne, e.from, e.to, e.bytes, t ? grid_hint(L, t, &m) : NULL};
   mpb_reorder_cost cb, ca;
   int rc = mpb_reorder_map(&tr, m.node, m.numa, proc, &cb, &ca);
   if (rc == -1) mpb_lay_argerror(L, 0, FN, "out of memory mapping %d slots", e.n);
