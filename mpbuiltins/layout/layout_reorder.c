@@ -198,6 +198,35 @@ static int lower(double dn, double dm, double bn, double bm, double eps) {
   return dn < bn - eps || (dn <= bn + eps && dm < bm - eps);
 }
 
+/* Bytes from each slot to each node and each domain, kept as slots move,
+** so that a swap is rated in O(1); NULL tables (too large: many nodes of
+** few ranks) rate it from the adjacency (delta). */
+typedef struct {
+  int nn, nd;
+  double *cn, *cd; /* [n][nn], [n][nd] */
+} conns;
+
+static void conns_move(const graph *g, const places *pl, conns *c, int u, int from, int to) {
+  for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) {
+    size_t x = (size_t)g->adj[k];
+    c->cd[x * c->nd + from] -= g->w[k], c->cd[x * c->nd + to] += g->w[k];
+    c->cn[x * c->nn + pl->dnode[from]] -= g->w[k], c->cn[x * c->nn + pl->dnode[to]] += g->w[k];
+  }
+}
+
+/* The change in (bytes crossing nodes, crossing NUMA) if u (domain a) and
+** v (domain b) trade places; w: bytes between them. */
+static void swap_gain(const places *pl, const conns *c, int u, int a, int v, int b, double w,
+                      double *dn, double *dm) {
+  int na = pl->dnode[a], nb = pl->dnode[b];
+  const double *cnu = c->cn + (size_t)u * c->nn, *cnv = c->cn + (size_t)v * c->nn;
+  const double *cdu = c->cd + (size_t)u * c->nd, *cdv = c->cd + (size_t)v * c->nd;
+  /* crossing nodes: deg - to own node; crossing domains: to own node - to own domain */
+  *dn = (cnu[na] - cnu[nb]) + (cnv[nb] - cnv[na]) + (na != nb ? 2 * w : 0);
+  *dm = (cnu[nb] - cdu[b] - cnu[na] + cdu[a]) + (cnv[na] - cdv[a] - cnv[nb] + cdv[b]) +
+        (na == nb ? 2 * w : 0);
+}
+
 static int polish(const graph *g, const places *pl, int *domof, double eps) {
   int n = g->n, nd = pl->ndom;
   size_t sn = (size_t)(n ? n : 1), sd = (size_t)nd + 1;
@@ -205,8 +234,21 @@ static int polish(const graph *g, const places *pl, int *domof, double eps) {
   int *off = calloc(sd, sizeof(int)),
       *cur = malloc(sizeof(int) * sd), *stamp = malloc(sizeof(int) * sd),
       *mem = malloc(sizeof(int) * sn), *pos = malloc(sizeof(int) * sn);
+  double *wv = calloc(sn, sizeof(double));
+  conns c = {pl->nnode, nd, NULL, NULL};
   int rc = -1;
-  if (!off || !cur || !stamp || !mem || !pos) goto done;
+  if (!off || !cur || !stamp || !mem || !pos || !wv) goto done;
+  if ((double)n * (pl->nnode + nd) <= (double)(1 << 22)) { /* 32 MiB at most */
+    c.cn = calloc(sn * (size_t)pl->nnode, sizeof(double));
+    c.cd = calloc(sn * (size_t)nd, sizeof(double));
+    if (!c.cn || !c.cd) goto done;
+    for (int x = 0; x < n; x++)
+      for (int64_t k = g->start[x]; k < g->start[x + 1]; k++) {
+        int d = domof[g->adj[k]];
+        c.cd[(size_t)x * nd + d] += g->w[k];
+        c.cn[(size_t)x * c.nn + dnode[d]] += g->w[k];
+      }
+  }
   for (int i = 0; i < n; i++) off[domof[i] + 1]++;
   for (int d = 0; d < nd; d++) off[d + 1] += off[d], stamp[d] = -1;
   memcpy(cur, off, sizeof(int) * sd);
@@ -216,6 +258,7 @@ static int polish(const graph *g, const places *pl, int *domof, double eps) {
     for (int u = 0; u < n; u++) {
       int a = domof[u], bv = -1, bd = -1;
       double bn = 0, bm = 0;
+      for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) wv[g->adj[k]] = g->w[k];
       for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) {
         int d = domof[g->adj[k]];
         if (d == a || stamp[d] == u) continue;
@@ -223,22 +266,28 @@ static int polish(const graph *g, const places *pl, int *domof, double eps) {
         for (int j = off[d]; j < off[d + 1]; j++) {
           int v = mem[j];
           double dn = 0, dm = 0;
-          delta(g, dnode, domof, u, d, v, &dn, &dm);
-          delta(g, dnode, domof, v, a, u, &dn, &dm);
+          if (c.cn) {
+            swap_gain(pl, &c, u, a, v, d, wv[v], &dn, &dm);
+          } else {
+            delta(g, dnode, domof, u, d, v, &dn, &dm);
+            delta(g, dnode, domof, v, a, u, &dn, &dm);
+          }
           if (lower(dn, dm, bn, bm, eps)) bn = dn, bm = dm, bv = v, bd = d;
         }
       }
+      for (int64_t k = g->start[u]; k < g->start[u + 1]; k++) wv[g->adj[k]] = 0;
       if (bv < 0) continue;
       int pu = pos[u], pv = pos[bv];
       mem[pu] = bv, mem[pv] = u, pos[u] = pv, pos[bv] = pu;
       domof[u] = bd, domof[bv] = a;
+      if (c.cn) conns_move(g, pl, &c, u, a, bd), conns_move(g, pl, &c, bv, bd, a);
       swaps++;
     }
     if (!swaps) break;
   }
   rc = 0;
 done:
-  free(off), free(cur), free(stamp), free(mem), free(pos);
+  free(off), free(cur), free(stamp), free(mem), free(pos), free(wv), free(c.cn), free(c.cd);
   return rc;
 }
 

@@ -4,7 +4,8 @@
 ** traffic on random machines (a permutation, never worse than the identity,
 ** never better than the optimum, the cost it reports is the cost of its
 ** mapping, the same answer twice), the identity kept when it is optimal,
-** NUMA domains inside nodes, bad input, and a 64x64 grid on 16 nodes.
+** NUMA domains inside nodes, bad input, a 64x64 grid on 16 nodes (with and
+** without its blocks as a hint), and a ring on 1500 nodes of 2.
 */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -98,6 +99,7 @@ static mpb_reorder_cost map(const tr *t, const int *node, const int *numa, int *
 }
 
 static tr T;
+
 
 Test(reorder, ring_alternating) {
   int node[8] = {0, 1, 0, 1, 0, 1, 0, 1}, proc[8], rc;
@@ -207,4 +209,27 @@ Test(reorder, grid_64x64_on_16_nodes) {
   hint[0] = 1;
   cr_assert(mpb_reorder_map(&v, node, NULL, proc, &b, &a) == 1);
   cr_assert(a.cross_node >= 768 && a.cross_node <= 1.5 * 768, "%g", a.cross_node);
+}
+
+/* 1500 nodes of 2: the polish rates swaps from the adjacency (the tables of
+** bytes per node would be too large); round robin puts slots p and p + 1500
+** together, consecutive pairs cut half the ring's edges. */
+Test(reorder, many_small_nodes) {
+  static int node[3000], proc[3000];
+  static tr ring;
+  memset(&ring, 0, sizeof ring);
+  ring.n = 3000;
+  for (int i = 0; i < 3000; i++) {
+    node[i] = i % 1500;
+    if (ring.ne + 2 <= MAXE) edge(&ring, i, (i + 1) % 3000, 1), edge(&ring, (i + 1) % 3000, i, 1);
+  }
+  cr_assert(ring.ne == 6000);
+  mpb_reorder_traffic v = view(&ring);
+  mpb_reorder_cost b, a;
+  clock_t t0 = clock();
+  cr_assert(mpb_reorder_map(&v, node, NULL, proc, &b, &a) == 1);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  check_perm(proc, 3000);
+  cr_assert(b.cross_node == 6000 && a.cross_node == 3000, "%g -> %g", b.cross_node, a.cross_node);
+  cr_assert(secs < 5, "%g s", secs);
 }
