@@ -26,6 +26,7 @@
 **                             with the new ranks as keys).
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "array/array.h"
@@ -65,6 +66,27 @@ static void push_list(lua_State *L, int n, const int *v) {
   }
 }
 
+static int by_int64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int by_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Replace labels by 0, 1, ... in increasing order (a userdata is left on
+** the stack). */
+static void dense_labels(lua_State *L, int *v, int n) {
+  int *u = ints(L, n), k = 0;
+  memcpy(u, v, sizeof(int) * (size_t)n);
+  qsort(u, (size_t)n, sizeof *u, by_int);
+  for (int i = 0; i < n; i++)
+    if (i == 0 || u[i] != u[k - 1]) u[k++] = u[i];
+  for (int i = 0; i < n; i++) v[i] = (int)((int *)bsearch(&v[i], u, (size_t)k, sizeof *u, by_int) - u);
+}
+
 /* Push "8 ranks on 2 nodes (4+4), NUMA domains per node: 1 1". */
 static void push_machine_text(lua_State *L, const machine *m) {
   int nn = 0;
@@ -73,13 +95,15 @@ static void push_machine_text(lua_State *L, const machine *m) {
   int *cnt = ints(L, 2 * (nn + 1)), *doms = cnt + nn + 1; /* below the buffer */
   memset(cnt, 0, sizeof(int) * 2 * (size_t)(nn + 1));
   int distinct = 0;
+  int64_t *pair = lua_newuserdatauv(L, sizeof(int64_t) * (size_t)(m->n ? m->n : 1), 0);
   for (int i = 0; i < m->n; i++) {
     if (!cnt[m->node[i]]++) distinct++;
-    int seen = 0;
-    for (int j = 0; j < i && !seen; j++)
-      seen = m->node[j] == m->node[i] && (m->numa ? m->numa[j] == m->numa[i] : 1);
-    if (!seen) doms[m->node[i]]++;
+    pair[i] = (int64_t)m->node[i] << 32 | (uint32_t)(m->numa ? m->numa[i] : 0);
   }
+  qsort(pair, (size_t)m->n, sizeof *pair, by_int64);
+  for (int i = 0; i < m->n; i++)
+    if (i == 0 || pair[i] != pair[i - 1]) doms[pair[i] >> 32]++;
+  lua_pop(L, 1);
   int same_cnt = 1, same_doms = 1, k0 = m->n ? m->node[0] : 0;
   for (int k = 0; k < nn; k++)
     if (cnt[k]) {
@@ -122,15 +146,15 @@ static void machine_of(lua_State *L, mpb_state *st, const mpb_comm *c, machine *
   m->node = ints(L, m->n);
   m->numa = ints(L, m->n);
   m->cpu = ints(L, m->n);
-  int *host = ints(L, m->n);
+  int *node_of_host = ints(L, st->size); /* hosts are named by a rank */
+  for (int r = 0; r < st->size; r++) node_of_host[r] = -1;
   m->nnodes = 0;
   for (int i = 0; i < m->n; i++) {
-    int r = c ? c->ranks[i] : i;
-    mpb_where(st, r, &host[i], &m->cpu[i], &m->numa[i]);
-    int k = -1;
-    for (int j = 0; j < i && k < 0; j++)
-      if (host[j] == host[i] && host[i] >= 0) k = m->node[j];
-    m->node[i] = k >= 0 ? k : m->nnodes++;
+    int r = c ? c->ranks[i] : i, host;
+    mpb_where(st, r, &host, &m->cpu[i], &m->numa[i]);
+    if (host < 0 || host >= st->size) m->node[i] = m->nnodes++;
+    else if (node_of_host[host] < 0) m->node[i] = node_of_host[host] = m->nnodes++;
+    else m->node[i] = node_of_host[host];
   }
   lua_pop(L, 1);
 }
@@ -443,6 +467,7 @@ static int l_reorder(lua_State *L) {
     lua_getfield(L, model, "nodes");
     int_list(L, -1, e.n, m.node, 2, model == opts ? "nodes" : "machine.nodes", 0);
     lua_pop(L, 1);
+    dense_labels(L, m.node, e.n);
     if (lua_getfield(L, model, "numa") != LUA_TNIL)
       int_list(L, -1, e.n, m.numa, 2, model == opts ? "numa" : "machine.numa", -1);
     else

@@ -44,6 +44,9 @@ assert(r.changed and r.before.cross_node == 16 and r.after.cross_node == 4, tost
 assert(r.before.total == 16 and r.after.total == 16 and r.after.cross_numa == 0)
 assert(crossing(ring, r, alt8) == 4)
 assert(r.moved == 4 and r.metric:find("crossing nodes", 1, true))
+local big_labels = {}   -- node labels are any integers 0 or more: the same mapping
+for k = 1, 8 do big_labels[k] = alt8[k] == 0 and 7 or 1000000000 end
+assert(table.concat(mp.reorder(ring, {nodes = big_labels}).ranks, " ") == table.concat(r.ranks, " "))
 local text = tostring(r)
 assert(text:find("mp.reorder: mp.Cart 8 (periodic: yes) onto 8 ranks on 2 nodes (4 each)", 1, true), text)
 assert(text:find("crossing nodes%s+16%s+4"), text)
