@@ -14,12 +14,6 @@ N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/netns.bash"
 nodes_up
 
-fail() {
-  echo "FAIL ($N): $1 (status $status)"
-  echo "  stdout:"; cat out; echo "  stderr:"; cat err
-  exit 1
-}
-
 cat >reorder.lua <<'LUA'
 local P = mp.size
 local m = mp.machine()
@@ -59,7 +53,7 @@ if P == 4 then assert(R.changed and a == 0) else assert(not R.changed and a == b
 print("reorder across hosts ok")
 LUA
 nodes_run -b reorder.lua </dev/null >out 2>err &
-nodes_wait_exit $! "reorder across hosts ok" out || fail "the job did not end"
-[ "$status" = 0 ] && grep -q "reorder across hosts ok" out || fail "reorder across hosts"
+nodes_wait_exit $! "reorder across hosts ok" out || nodes_fail "the job did not end"
+[ "$status" = 0 ] && grep -q "reorder across hosts ok" out || nodes_fail "reorder across hosts"
 cat out
 echo "nodes_reorder ok"
