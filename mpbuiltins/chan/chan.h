@@ -419,6 +419,11 @@ void mpb_wake(mpb_state *st, int dst, int ctl);
 /* Every rank of the job is on this host / this host has more ranks than cores. */
 int mpb_all_local(const mpb_state *st);
 int mpb_oversubscribed(const mpb_state *st);
+/* Where runtime rank r ran when the runtime started: *host the lowest rank
+** sharing memory with it (MPI_Comm_split_type SHARED: its host), *cpu the
+** CPU it ran on and *numa that CPU's NUMA node (-1: unknown; without the
+** runtime's exchange, one process alone: host 0, and only this rank's CPU). */
+void mpb_where(const mpb_state *st, int r, int *host, int *cpu, int *numa);
 
 /* -------------------------------------------------------------- hook.c */
 /* Arm/disarm the periodic poll of long Lua computations (every thread that

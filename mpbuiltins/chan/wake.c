@@ -14,11 +14,15 @@
 **   on one of our subnets first). User messages are not: a user wait that a
 **   rank on another host could satisfy naps at most NAP_SHORT.
 ** A lost datagram costs at most one nap; nothing depends on it arriving.
+** The same exchange tells every rank where the others run (mpb_where, the
+** machine model of mp.machine): the lowest rank of each one's host, and the
+** CPU and NUMA node it ran on at start.
 ** When a host has more ranks than cores, a waiting rank naps at once
 ** (rather than spin and yield) so that the rank computing beside it has
 ** the core; the sender's wake-up brings it back.
 */
 #define _GNU_SOURCE /* ppoll, sched_getaffinity */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -40,6 +44,9 @@ typedef struct {
   int32_t port;                /* network order */
   int32_t naddr;
   uint32_t addr[MAXADDR];      /* IPv4, network order */
+  int32_t host;                /* the lowest rank on its host (mpb_where) */
+  int32_t cpu, numa;           /* where it ran at start, -1: unknown */
+  int32_t spare_;
 } wake_addr;
 
 struct mpb_wakeup {
@@ -56,6 +63,41 @@ struct mpb_wakeup {
 
 int mpb_all_local(const mpb_state *st) { return !st->wake || st->wake->all_local; }
 int mpb_oversubscribed(const mpb_state *st) { return st->wake && st->wake->over; }
+
+/* The CPU this process runs on now and that CPU's NUMA node (the nodeK
+** entry of /sys/devices/system/cpu/cpuN), -1 where unknown. */
+static void where_now(int32_t *cpu, int32_t *numa) {
+  int c = sched_getcpu();
+  *cpu = c >= 0 ? c : -1;
+  *numa = -1;
+  if (c < 0) return;
+  char path[64];
+  snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d", c);
+  DIR *d = opendir(path);
+  if (!d) return;
+  struct dirent *e;
+  int k;
+  while ((e = readdir(d)))
+    if (sscanf(e->d_name, "node%d", &k) == 1 && k >= 0) {
+      *numa = k;
+      break;
+    }
+  closedir(d);
+}
+
+void mpb_where(const mpb_state *st, int r, int *host, int *cpu, int *numa) {
+  const mpb_wakeup *w = st->wake;
+  if (w && w->peer && r >= 0 && r < st->size && w->peer[r].host >= 0) {
+    *host = w->peer[r].host;
+    *cpu = w->peer[r].cpu;
+    *numa = w->peer[r].numa;
+    return;
+  }
+  int32_t c = -1, m = -1;
+  if (r == st->rank) where_now(&c, &m);
+  *host = w ? -1 : 0; /* no runtime exchange: one process, one host */
+  *cpu = c, *numa = m;
+}
 
 /* The cores this process may run on. */
 static int cores(void) {
@@ -123,12 +165,19 @@ int mpb_wake_init(mpb_state *st, char *err, size_t errlen) {
   if (!ranks) mpb_fatal(st, "out of memory starting the runtime");
   wake_addr me;
   memset(&me, 0, sizeof me);
+  me.host = -1;
+  where_now(&me.cpu, &me.numa);
   if (open_socket(w, &me.port) == 0) { /* no socket: naps end by themselves */
     my_addresses(w);
     me.naddr = w->my_n;
     memcpy(me.addr, w->my_addr, sizeof me.addr);
   }
   rc = MPI_Allgather(&st->rank, 1, MPI_INT, ranks, 1, MPI_INT, w->node);
+  if (rc == MPI_SUCCESS) {
+    me.host = st->rank;
+    for (int i = 0; i < w->nlocal; i++)
+      if (ranks[i] >= 0 && ranks[i] < me.host) me.host = ranks[i];
+  }
   if (rc == MPI_SUCCESS)
     rc = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->peer, (int)sizeof me, MPI_BYTE, st->base);
   for (int i = 0; rc == MPI_SUCCESS && i < w->nlocal; i++) {

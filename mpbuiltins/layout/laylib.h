@@ -12,6 +12,7 @@
 **   cart.c       mp.cart: Cartesian topologies as values
 **   neighbor.c   their neighbourhood collectives
 **   halo.c       halo exchanges of an array with a layout
+**   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
 */
 #ifndef MPB_LAYLIB_H
 #define MPB_LAYLIB_H
@@ -66,6 +67,8 @@ void mpb_open_xchg(lua_State *L);
 void mpb_open_transpose(lua_State *L);
 void mpb_open_halo(lua_State *L);
 void mpb_open_cart(lua_State *L);
+/* reorder.c: mp.machine, mp.reorder, comm:reorder. */
+void mpb_open_reorder(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall into the methods table. */
 void mpb_cart_neighbor_methods(lua_State *L, int methods);
 

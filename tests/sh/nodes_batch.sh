@@ -13,15 +13,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/netns.bash"
 nodes_up
 
-fail() {
-  echo "FAIL ($N): $1 (status $status)"
-  echo "  stdout:"; cat out; echo "  stderr:"; cat err
-  exit 1
-}
-
 nodes_run -b -e 'print(mp.exec(function() return mp.allreduce(1, "sum") end))' </dev/null >out 2>err &
-nodes_wait_exit $! "$N" out || fail "-b, a normal end"
-[ "$status" = 0 ] && [ "$(cat out)" = "$N" ] || fail "-b, a normal end: want status 0 and '$N'"
+nodes_wait_exit $! "$N" out || nodes_fail "-b, a normal end"
+[ "$status" = 0 ] && [ "$(cat out)" = "$N" ] || nodes_fail "-b, a normal end: want status 0 and '$N'"
 echo "-b, normal end: status 0"
 
 cat >fault.lua <<'LUA'
@@ -32,19 +26,19 @@ end)
 print("not reached")
 LUA
 nodes_run -b fault.lua </dev/null >out 2>err &
-nodes_wait_exit $! "remote batch fault" err || fail "-b with a remote fault"
-[ "$status" = 1 ] || fail "-b with a remote fault: want status 1"
-! grep -q "not reached" out || fail "-b with a remote fault: the script went on"
-[ "$(grep -c "remote batch fault" err)" = 1 ] || fail "-b with a remote fault: want one report"
-grep -q "rank $((N - 1))/$N faulted" err || fail "-b with a remote fault: the report names the rank"
+nodes_wait_exit $! "remote batch fault" err || nodes_fail "-b with a remote fault"
+[ "$status" = 1 ] || nodes_fail "-b with a remote fault: want status 1"
+! grep -q "not reached" out || nodes_fail "-b with a remote fault: the script went on"
+[ "$(grep -c "remote batch fault" err)" = 1 ] || nodes_fail "-b with a remote fault: want one report"
+grep -q "rank $((N - 1))/$N faulted" err || nodes_fail "-b with a remote fault: the report names the rank"
 echo "-b, remote fault: status 1, one report"
 
 cp "$here/lib/kill_last.lua" kill.lua
 nodes_run kill.lua </dev/null >out 2>err &
-nodes_wait_exit $! "BAD TERMINATION" out || fail "a remote rank killed"
-! grep -q "not reached" out || fail "a remote rank killed: the script went on"
+nodes_wait_exit $! "BAD TERMINATION" out || nodes_fail "a remote rank killed"
+! grep -q "not reached" out || nodes_fail "a remote rank killed: the script went on"
 [ "$status" = 255 ] || [ "$status" = 9 ] ||
-  fail "a remote rank killed: want status 255 or 9 (hydra, remote launcher)"
-grep -q "EXIT CODE: 9" out || fail "a remote rank killed: hydra's report names signal 9"
+  nodes_fail "a remote rank killed: want status 255 or 9 (hydra, remote launcher)"
+grep -q "EXIT CODE: 9" out || nodes_fail "a remote rank killed: hydra's report names signal 9"
 echo "remote rank killed: status $status, hydra's report: BAD TERMINATION ... EXIT CODE: 9"
 echo "nodes_batch ok"

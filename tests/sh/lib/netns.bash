@@ -14,7 +14,8 @@
 #
 # Functions: nodes_up (or print SKIPPED and exit 0), nodes_run ARGS (mplua
 # at N ranks across the hosts), nodes_pids NS (the mplua ranks in a
-# namespace), nodes_wait_exit (wait for a job, telling an exit hang apart).
+# namespace), nodes_wait_exit (wait for a job, telling an exit hang apart),
+# nodes_fail MSG (report a failed job: MSG, $status, files out and err; exit 1).
 : "${MPLUA:?}" "${MPIEXEC:?}"
 _nodes_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 tmp=$(mktemp -d)
@@ -120,6 +121,12 @@ nodes_run() {
   ip netns exec "$NS_A" env UCX_TLS=tcp UCX_NET_DEVICES=mpnet0 \
     "$MPIEXEC" -f "$tmp/hostfile" -launcher ssh -launcher-exec "$_nodes_dir/netns_launch.sh" \
     -localhost "$NS_A" -n "$N" "$MPLUA" "$@"
+}
+
+nodes_fail() {
+  echo "FAIL ($N): $1 (status $status)"
+  echo "  stdout:"; cat out; echo "  stderr:"; cat err
+  exit 1
 }
 
 # The pids of the ranks ($MPLUA processes) in namespace NS, one a line.
