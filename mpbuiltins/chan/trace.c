@@ -221,18 +221,19 @@ static void message(mpb_trace *t, int type, int peer, int chan, int kind, uint32
   if (t->depth > 0) {
     mpb_tev *o = &t->open[t->depth - 1];
     o->bytes += len;
-    if (o->type == MPB_TR_COLL) return; /* its peer field holds the root */
+    if (o->type == MPB_TR_COLL || o->type == MPB_TR_DIST) return; /* peer: root, peers */
     if (o->peer == -1) o->peer = peer;
     else if (o->peer != peer) o->peer = -2;
   }
 }
 
-/* The kind of a message: its channel, or the collective it belongs to. */
+/* The kind of a message: its channel, or the collective it belongs to (a
+** transpose's or a halo's messages are collective messages on MPB_CH_DIST). */
 static int kind_of(int chan, const void *msg, size_t len) {
-  if (chan != MPB_CH_COLL || len < sizeof(mpb_uhdr)) return 0;
+  if ((chan != MPB_CH_COLL && chan != MPB_CH_DIST) || len < sizeof(mpb_uhdr)) return 0;
   mpb_uhdr h;
   memcpy(&h, msg, sizeof h);
-  return (int)(h.flags & 0xff) < MPB_TR_KINDS - MPB_NCHAN ? (int)(h.flags & 0xff) : 0;
+  return (int)(h.flags & 0xff) < MPB_TR_NCOLL ? (int)(h.flags & 0xff) : 0;
 }
 
 void mpb_tr_sent(mpb_state *st, int dst, int chan, const void *msg, size_t len) {
