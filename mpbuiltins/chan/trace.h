@@ -19,8 +19,9 @@
 ** (st->naborts). (src, dst, naborts, k) names a message on both sides.
 **
 ** Cost when off: st->trace is NULL, and every hook is one predictable branch
-** on it (inline wrappers below). When on, an event costs a clock read and a
-** few stores; spans begun from Lua also ask Lua for the calling line.
+** on it (inline wrappers below). When on, an event costs a clock read (the
+** CPU's time-stamp counter where it is invariant) and a few stores; spans
+** begun from Lua also ask Lua for the calling line.
 */
 #ifndef MPB_TRACE_H
 #define MPB_TRACE_H
@@ -44,7 +45,8 @@ enum { MPB_TR_TASK = 1, MPB_TR_SEND, MPB_TR_RECV, MPB_TR_WAIT, MPB_TR_COLL, MPB_
 #define MPB_TRF_START 4    /* DIST: a nonblocking start (iforward, iexchange) */
 #define MPB_TRF_WAIT 8     /* DIST: the wait of a nonblocking one */
 
-/* One event (48 bytes). Times are nanoseconds of this rank's monotonic clock. */
+/* One event (48 bytes). Times are nanoseconds of this rank's monotonic clock
+** (while recording, maybe ticks of the CPU's counter: trace.c, the clock). */
 typedef struct mpb_tev {
   int64_t t0, t1;    /* t1 == t0: an instant */
   uint64_t bytes;    /* a span: bytes of the messages in it; OUT/IN: the message's */
@@ -85,6 +87,8 @@ typedef struct mpb_trace {
   const char *last_src;         /* the last source pointer Lua gave, and its id */
   uint32_t last_src_id;
   int64_t t_start, t_stop;      /* ns */
+  int tsc;                      /* events are stamped in TSC ticks until the stop (trace.c) */
+  int64_t k_start, k_stop;      /* ticks at t_start and t_stop */
   void (*at_exit)(mpb_state *st); /* the layer above: stop and write at the end of the job */
 } mpb_trace;
 
