@@ -1,6 +1,8 @@
 -- A report of an mplua trace: one self-contained HTML page (inline SVG, no
 -- network) with a timeline per rank (spans, message arrows, marks) and the
--- communication matrix as heat maps split by kind; the SVGs are also
+-- communication matrix as heat maps split by kind (p2p, each collective,
+-- map, pool, transpose, halo, each neighbourhood collective: a panel for
+-- each kind the trace has, after "all"); the SVGs are also
 -- written on their own (for papers and READMEs).
 --   mplua scripts/trace_report.lua run.json -o run.html [--from US] [--to US]
 --     [--width PX]
@@ -70,10 +72,20 @@ local LEFT, TOP, LANE, PAD = 70, 28, 46, 6
 local W = width
 local H = TOP + n * LANE + 24
 local function x(t) return LEFT + (t - t0) / (t1 - t0) * (W - LEFT - 10) end
+-- spans by category; the exchanges of layout/ have categories of their own
+-- (transpose, halo, neighbor_allgather, neighbor_alltoall)
 local colors = {task = "#d9d9d9", p2p = "#4e79a7", coll = "#f28e2b", map = "#59a14f",
-                pool = "#76b7b2", abort = "#e15759", region = "#b07aa1", msg = "#333333"}
-local kcolors = {p2p = "#1f3b5a", map = "#2d5a27", pool = "#2f5e5b"} -- darker than the spans
-local function kcolor(k) return kcolors[k] or (TJ.colls[k] and "#8a4a0b") or "#444444" end
+                pool = "#76b7b2", abort = "#e15759", region = "#b07aa1", msg = "#333333",
+                transpose = "#edc948", halo = "#9c755f", neighbor = "#ff9da7"}
+local function color(cat)
+  return colors[cat] or (cat:find("^neighbor") and colors.neighbor) or "#999"
+end
+local kcolors = {p2p = "#1f3b5a", map = "#2d5a27", pool = "#2f5e5b", transpose = "#7a6210",
+                 halo = "#4e3a2f", neighbor = "#a3414d"} -- darker than the spans
+local function kcolor(k)
+  return kcolors[k] or (k:find("^neighbor") and kcolors.neighbor) or (TJ.colls[k] and "#8a4a0b")
+         or "#444444"
+end
 
 local tl = {}
 local function add(s) tl[#tl + 1] = s end
@@ -110,6 +122,7 @@ for _, e in ipairs(order) do
       local h = math.max(LANE - 8 - math.min(d, 5) * PAD, 4)
       local tip = e.name
       if e.args.peer then tip = tip .. " peer " .. tostring(e.args.peer) end
+      if e.args.peers then tip = tip .. ", " .. e.args.peers .. " peers" end
       if e.args.bytes then tip = tip .. ", " .. e.args.bytes .. " bytes" end
       if e.args.seq then tip = tip .. ", #" .. e.args.seq end
       if e.args.src then tip = tip .. ", " .. e.args.src end
@@ -117,7 +130,7 @@ for _, e in ipairs(order) do
       add(('<rect class="span" data-cat="%s" x="%s" y="%s" width="%s" height="%s" fill="%s" ' ..
            'stroke="white" stroke-width="0.3"><title>%s</title></rect>\n')
           :format(esc(e.cat), fmt(xa), fmt(y), ("%.2f"):format(xb - xa), fmt(h),
-                  colors[e.cat] or "#999", esc(tip)))
+                  color(e.cat or "?"), esc(tip)))
       drawn = drawn + 1
     end
   end
@@ -144,7 +157,8 @@ for _, e in ipairs(marks) do
   end
 end
 local lx = LEFT
-for _, c in ipairs{"task", "p2p", "coll", "map", "pool", "abort", "region"} do
+for _, c in ipairs{"task", "p2p", "coll", "map", "pool", "abort", "region", "transpose", "halo",
+                   "neighbor"} do
   add(('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>\n')
       :format(lx, H - 16, colors[c], lx + 14, H - 7, c))
   lx = lx + 70

@@ -4,7 +4,8 @@
 ** alignment, gathering and the file live above it (trace/).
 **
 ** What it records: spans (a task, a send, a receive, a wait, a collective, a
-** map job, a pool batch, an abort resynchronisation, a user region), which
+** transpose, halo exchange or neighbourhood collective, a map job, a pool
+** batch, an abort resynchronisation, a user region), which
 ** nest, and instants (a user mark; a user message leaving this rank or taken
 ** by its receiver). A span is open on a small stack while it runs and goes
 ** to the ring, a complete event, when it ends; instants go to the ring at
@@ -18,43 +19,54 @@
 ** (st->naborts). (src, dst, naborts, k) names a message on both sides.
 **
 ** Cost when off: st->trace is NULL, and every hook is one predictable branch
-** on it (inline wrappers below). When on, an event costs a clock read and a
-** few stores; spans begun from Lua also ask Lua for the calling line.
+** on it (inline wrappers below). When on, an event costs a clock read (the
+** CPU's time-stamp counter where it is invariant) and a few stores; spans
+** begun from Lua also ask Lua for the calling line.
 */
 #ifndef MPB_TRACE_H
 #define MPB_TRACE_H
 
 #include "chan/chan.h"
 
-/* Event types: spans, then instants. */
-enum { MPB_TR_TASK = 1, MPB_TR_SEND, MPB_TR_RECV, MPB_TR_WAIT, MPB_TR_COLL, MPB_TR_MAP,
-       MPB_TR_POOL, MPB_TR_RESYNC, MPB_TR_REGION,
+/* Event types: spans, then instants. MPB_TR_DIST is an exchange of
+** layout/ (a transpose, a halo exchange, a neighbourhood collective): a
+** collective whose messages are its own kind in the matrix. */
+enum { MPB_TR_TASK = 1, MPB_TR_SEND, MPB_TR_RECV, MPB_TR_WAIT, MPB_TR_COLL, MPB_TR_DIST,
+       MPB_TR_MAP, MPB_TR_POOL, MPB_TR_RESYNC, MPB_TR_REGION,
        MPB_TR_MARK, MPB_TR_OUT, MPB_TR_IN, MPB_TR_NTYPES };
 #define MPB_TR_INSTANT(type) ((type) >= MPB_TR_MARK)
 /* Spans inside which no other span begins (an error that unwinds one of
 ** them leaves it open: the next span that begins closes it). */
-#define MPB_TR_LEAF(type) ((type) >= MPB_TR_SEND && (type) <= MPB_TR_COLL)
+#define MPB_TR_LEAF(type) ((type) >= MPB_TR_SEND && (type) <= MPB_TR_DIST)
 
 /* Flags of an event. */
 #define MPB_TRF_CUT 1      /* still open when tracing stopped: ends there */
 #define MPB_TRF_UNWOUND 2  /* left by an error: ends where that was noticed */
+#define MPB_TRF_START 4    /* DIST: a nonblocking start (iforward, iexchange) */
+#define MPB_TRF_WAIT 8     /* DIST: the wait of a nonblocking one */
 
-/* One event (48 bytes). Times are nanoseconds of this rank's monotonic clock. */
+/* One event (48 bytes). Times are nanoseconds of this rank's monotonic clock
+** (while recording, maybe ticks of the CPU's counter: trace.c, the clock). */
 typedef struct mpb_tev {
   int64_t t0, t1;    /* t1 == t0: an instant */
   uint64_t bytes;    /* a span: bytes of the messages in it; OUT/IN: the message's */
-  int32_t peer;      /* a rank of the runtime; -1: none; -2: several; COLL: the root */
+  int32_t peer;      /* a rank of the runtime; -1: none; -2: several; COLL: the root;
+                        DIST: how many peers the plan talks to (a count, not a rank) */
   uint32_t src, line;/* where Lua called it: a string id (0: unknown) and a line */
-  uint32_t a, b;     /* by type: TASK task number, name; COLL seq, comm id;
+  uint32_t a, b;     /* by type: TASK task number, name; COLL/DIST seq, comm id;
                         OUT/IN ordinal k, epoch; MAP job; POOL tasks; REGION/MARK name */
   uint8_t type;
-  uint8_t sub;       /* TASK op, SEND/RECV/WAIT variant, COLL kind, OUT/IN channel */
-  uint8_t sub2;      /* OUT/IN on MPB_CH_COLL: the collective's kind; a span: MPB_TRF_* */
+  uint8_t sub;       /* TASK op, SEND/RECV/WAIT variant, COLL/DIST kind, OUT/IN channel */
+  uint8_t sub2;      /* OUT/IN on MPB_CH_COLL or MPB_CH_DIST: the collective's kind;
+                        a span: MPB_TRF_* */
   uint8_t depth;     /* open spans around it */
 } mpb_tev;
 
 #define MPB_TR_DEPTH 48    /* spans open at once (deeper ones are not recorded) */
-#define MPB_TR_KINDS (MPB_NCHAN + 16) /* message kinds: a channel, or COLL + kind */
+/* Message kinds: a channel, or MPB_NCHAN + a collective's kind (a message on
+** MPB_CH_COLL or MPB_CH_DIST; coll.h's kinds, checked by trace/ which knows them). */
+#define MPB_TR_NCOLL 24
+#define MPB_TR_KINDS (MPB_NCHAN + MPB_TR_NCOLL)
 
 /* A rank's recorder. It outlives start/stop (gen tells the spans of one
 ** recording from the next); st->trace points to it only while it records. */
@@ -75,6 +87,8 @@ typedef struct mpb_trace {
   const char *last_src;         /* the last source pointer Lua gave, and its id */
   uint32_t last_src_id;
   int64_t t_start, t_stop;      /* ns */
+  int tsc;                      /* events are stamped in TSC ticks until the stop (trace.c) */
+  int64_t k_start, k_stop;      /* ticks at t_start and t_stop */
   void (*at_exit)(mpb_state *st); /* the layer above: stop and write at the end of the job */
 } mpb_trace;
 
@@ -158,6 +172,13 @@ static inline void mpb_trace_close(mpb_trace_scope *s) {
       mpb_trace_open(L, st, type, sub, peer, a, b)
 /* End the span of this scope's MPB_TRACE_SPAN now (before a longjmp). */
 #define MPB_TRACE_END() mpb_trace_close(&mpb_trace_span_)
+
+/* Set flags (MPB_TRF_START, MPB_TRF_WAIT) on the scope's span. */
+static inline void mpb_trace_flag(mpb_trace_scope *s, int flags) {
+  if (__builtin_expect(s->t != NULL, 0) && s->t->gen == s->gen && s->level > 0)
+    s->t->open[s->level - 1].sub2 = (uint8_t)(s->t->open[s->level - 1].sub2 | flags);
+}
+#define MPB_TRACE_FLAG(flags) mpb_trace_flag(&mpb_trace_span_, flags)
 
 /* The id of a name (a C string) while tracing, else 0. */
 static inline uint32_t mpb_trace_name(mpb_state *st, const char *name) {

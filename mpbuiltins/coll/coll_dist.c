@@ -59,6 +59,7 @@ mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, 
       else q->head = m->next;
       if (q->tail == m) q->tail = prev;
       m->next = NULL;
+      mpb_trace_taken(st, m);
     }
     return m;
   }

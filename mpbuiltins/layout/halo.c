@@ -217,7 +217,7 @@ static int info(lua_State *L) {
   mpb_xstats s;
   mpb_xchg_stats(h->ph, h->nphase, mpb_dtype_size(h->lay.dtype), h->lay.l.nranks, &s);
   lua_createtable(L, 0, 8);
-  lua_pushstring(L, "one phase per dimension: pack + point-to-point, unpack on arrival");
+  lua_pushstring(L, MPB_HALO_METHOD);
   lua_setfield(L, -2, "method");
   lua_pushinteger(L, s.peers);
   lua_setfield(L, -2, "peers");

@@ -46,8 +46,14 @@ static int exchange(lua_State *L, int all2all, const char *fname) {
   int ns = 2 * t->ndim, me = x.c->rank;
   if (all2all && (!lua_istable(L, 2) || luaL_len(L, 2) != ns))
     mpb_lay_argerror(L, 2, fname, "a list of %d values (one per neighbour slot) expected", ns);
-  int nb[2 * MPB_LAYOUT_MAXDIM];
-  for (int s = 0; s < ns; s++) nb[s] = mpb_cart_shift(t, me, s / 2, s % 2 ? 1 : -1);
+  int nb[2 * MPB_LAYOUT_MAXDIM], peers = 0;
+  for (int s = 0; s < ns; s++) {
+    nb[s] = mpb_cart_shift(t, me, s / 2, s % 2 ? 1 : -1);
+    int seen = nb[s] < 0 || nb[s] == me;
+    for (int k = 0; k < s && !seen; k++) seen = nb[k] == nb[s];
+    peers += !seen;
+  }
+  MPB_TRACE_SPAN(L, x.st, MPB_TR_DIST, x.kind, peers, x.seq, x.c->id);
   for (int s = 0; s < ns; s++) {
     if (nb[s] < 0 || nb[s] == me) continue;
     if (all2all) lua_geti(L, 2, s + 1);

@@ -175,16 +175,13 @@ static void push_spec(lua_State *L, const mpb_lay *y) {
   lua_pushstring(L, buf);
 }
 
-static const char *const METHOD =
-    "box intersection, one exchange: pack + point-to-point, unpack on arrival";
-
 /* p:info() */
 static int info(lua_State *L) {
   tplan *p = check_plan(L, "Transpose.info");
   mpb_xstats s;
   mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
   lua_createtable(L, 0, 9);
-  lua_pushstring(L, METHOD);
+  lua_pushstring(L, MPB_TRANSPOSE_METHOD);
   lua_setfield(L, -2, "method");
   lua_pushinteger(L, s.peers);
   lua_setfield(L, -2, "peers");

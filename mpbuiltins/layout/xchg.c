@@ -33,6 +33,15 @@ typedef struct mpb_xreq {
   unsigned char done[];          /* per receive of the phase */
 } mpb_xreq;
 
+const char *mpb_xchg_method(int kind) {
+  switch (kind) {
+    case MPB_COLL_TRANSPOSE: return MPB_TRANSPOSE_METHOD;
+    case MPB_COLL_HALO: return MPB_HALO_METHOD;
+    case MPB_COLL_NALLGATHER: case MPB_COLL_NALLTOALL: return MPB_NEIGHBOR_METHOD;
+    default: return NULL;
+  }
+}
+
 /* ---------------------------------------------------------------- stats */
 void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s) {
   memset(s, 0, sizeof *s);
@@ -169,6 +178,14 @@ static void run_to_end(lua_State *L, mpb_xreq *q) {
   while (!progress(L, q)) mpb_coll_tagged_wait(L, &q->x, arrived, q);
 }
 
+/* While tracing: how many ranks the exchange talks to (a span's peers). */
+static int trace_peers(const mpb_xreq *q) {
+  if (!q->x.st->trace || q->local) return 0;
+  mpb_xstats s;
+  mpb_xchg_stats(q->ph, q->nphase, 1, q->x.c->size, &s);
+  return s.peers;
+}
+
 /* ------------------------------------------------------------- applying */
 void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int nphase,
                     int sidx, int didx, int kind, const char *fname, int wait) {
@@ -203,6 +220,9 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
     q->x.kind = kind;
   }
   q->state = X_PENDING;
+  /* the trace: one span, its messages inside (a nonblocking one: the start) */
+  MPB_TRACE_SPAN(L, st, MPB_TR_DIST, kind, trace_peers(q), q->x.seq, c ? c->id : 0);
+  if (!wait) MPB_TRACE_FLAG(MPB_TRF_START);
   if (nphase > 0) start_phase(L, q);
   if (wait) run_to_end(L, q);
   else progress(L, q);
@@ -236,6 +256,9 @@ static int deliver(lua_State *L, mpb_xreq *q) {
 /* req:wait() */
 static int xwait(lua_State *L) {
   mpb_xreq *q = check_req(L, "Exchange.wait");
+  MPB_TRACE_SPAN(L, q->x.st, MPB_TR_DIST, q->x.kind, trace_peers(q), q->x.seq,
+                 q->local ? 0 : q->x.c->id); /* also when complete, as mp.Request's */
+  MPB_TRACE_FLAG(MPB_TRF_WAIT);
   if (q->state == X_PENDING) {
     q->x.fname = "Exchange.wait";
     run_to_end(L, q);

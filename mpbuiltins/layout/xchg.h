@@ -45,6 +45,15 @@ typedef struct mpb_xstats {
   int64_t peak_extra;                /* the most bytes of messages alive at once, at most */
 } mpb_xstats;
 
+/* The methods of the exchanges (their plans' :info().method); the trace's
+** events of a kind (MPB_COLL_TRANSPOSE, _HALO, _NALLGATHER, _NALLTOALL)
+** name it through mpb_xchg_method (NULL: another kind). */
+#define MPB_TRANSPOSE_METHOD \
+  "box intersection, one exchange: pack + point-to-point, unpack on arrival"
+#define MPB_HALO_METHOD "one phase per dimension: pack + point-to-point, unpack on arrival"
+#define MPB_NEIGHBOR_METHOD "one message to each neighbour (point-to-point)"
+const char *mpb_xchg_method(int kind);
+
 /* Add up what the phases move (element size es). */
 void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s);
 

@@ -3,7 +3,9 @@
 ** shipped into Chrome/Perfetto trace-event JSON, one event per line:
 **   - "M" events name each process "rank N" (pid = rank, tid 0);
 **   - each span is a complete "X" event (spans nest: the recorder keeps a
-**     stack), with args peer, bytes, seq, source line;
+**     stack), with args peer, bytes, seq, source line; a transpose, halo
+**     exchange or neighbourhood collective has its kind as name and category,
+**     and args peers (a count), method and nonblocking (start or wait);
 **   - each message is a zero-length "X" at its send ("out") and at its
 **     receive ("in"), and a flow ("s" at the send, "f" with "bp":"e" at the
 **     receive) joins them when both ends are in the rings;
@@ -17,17 +19,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout/xchg.h"
 #include "trace/tracer.h"
 
-static const char *const coll_names[] = {"coll", "bcast", "reduce", "allreduce", "scan",
-                                         "gather", "allgather", "scatter", "alltoall",
-                                         "barrier", "split", "dup"};
-#define NCOLLN (int)(sizeof coll_names / sizeof coll_names[0])
+_Static_assert(MPB_NCOLL <= MPB_TR_NCOLL, "the recorder has a row per collective kind");
+
+/* A collective's name ("coll": one of unknown kind). */
+static const char *coll_name(int kind) {
+  return kind > 0 && kind < MPB_NCOLL ? mpb_coll_kind_name(kind) : "coll";
+}
+
+/* The matrix kind of a message (its channel, or its collective's kind). */
+static int kind_of_msg(const mpb_tev *e) {
+  return mpb_trk_of(e->sub == MPB_CH_COLL || e->sub == MPB_CH_DIST ? MPB_NCHAN + e->sub2 : e->sub);
+}
 
 int mpb_trk_of(int raw) {
   if (raw >= MPB_NCHAN) {
     int c = raw - MPB_NCHAN;
-    return c > 0 && c < NCOLLN ? MPB_TRK_COLL0 + c : MPB_TRK_COLL0;
+    return c > 0 && c < MPB_NCOLL ? MPB_TRK_COLL0 + c : MPB_TRK_COLL0;
   }
   switch (raw) {
     case MPB_CH_USER: case MPB_CH_CUSER: return MPB_TRK_P2P;
@@ -41,11 +51,13 @@ int mpb_trk_of(int raw) {
 const char *mpb_trk_name(int k) {
   static const char *const low[] = {"p2p", "map", "pool", "other"};
   if (k >= 0 && k < MPB_TRK_COLL0) return low[k];
-  if (k >= MPB_TRK_COLL0 && k - MPB_TRK_COLL0 < NCOLLN) return coll_names[k - MPB_TRK_COLL0];
+  if (k >= MPB_TRK_COLL0 && k < MPB_TRK_N) return coll_name(k - MPB_TRK_COLL0);
   return NULL;
 }
 
-int mpb_trk_is_coll(int k) { return k >= MPB_TRK_COLL0 && k < MPB_TRK_N; }
+/* The collectives of coll/ (and "coll"); a transpose, a halo exchange or a
+** neighbourhood collective is a kind of its own. */
+int mpb_trk_is_coll(int k) { return k >= MPB_TRK_COLL0 && k <= MPB_TRK_COLL0 + MPB_COLL_DUP; }
 
 /* ------------------------------------------------------------- a rank */
 typedef struct rank_data {
@@ -181,7 +193,11 @@ static const char *span_name(const rank_data *d, const mpb_tev *e, char *buf, si
     case MPB_TR_SEND: return e->sub ? "isend" : "send";
     case MPB_TR_RECV: return e->sub ? "irecv" : "recv";
     case MPB_TR_WAIT: return e->sub == 2 ? "waitany" : e->sub == 1 ? "waitall" : "wait";
-    case MPB_TR_COLL: return e->sub < NCOLLN ? coll_names[e->sub] : "coll";
+    case MPB_TR_COLL: return coll_name(e->sub);
+    case MPB_TR_DIST:
+      if (!(e->sub2 & (MPB_TRF_START | MPB_TRF_WAIT))) return coll_name(e->sub);
+      snprintf(buf, cap, e->sub2 & MPB_TRF_START ? "i%s" : "%s wait", coll_name(e->sub));
+      return buf;
     case MPB_TR_MAP: return "map job";
     case MPB_TR_POOL: return e->sub ? "pool job" : "pool batch";
     case MPB_TR_RESYNC: return "abort resync";
@@ -191,10 +207,14 @@ static const char *span_name(const rank_data *d, const mpb_tev *e, char *buf, si
   }
 }
 
-static const char *cat_of(int type) {
-  static const char *const c[] = {"", "task", "p2p", "p2p", "p2p", "coll", "map", "pool",
-                                  "abort", "region", "mark", "msg", "msg"};
-  return type > 0 && type < MPB_TR_NTYPES ? c[type] : "?";
+/* The category of a span (the report colours by it): an exchange of
+** layout/ is its kind ("transpose", "halo", "neighbor_alltoall", ...). */
+static const char *cat_of(const mpb_tev *e) {
+  static const char *const c[] = {"", "task", "p2p", "p2p", "p2p", "coll", "dist", "map",
+                                  "pool", "abort", "region", "mark", "msg", "msg"};
+  _Static_assert(sizeof c / sizeof c[0] == MPB_TR_NTYPES, "a category per event type");
+  if (e->type == MPB_TR_DIST) return coll_name(e->sub);
+  return e->type > 0 && e->type < MPB_TR_NTYPES ? c[e->type] : "?";
 }
 
 static void put_event(jb *b, const rank_data *d, const mpb_tev *e, double us, double dur,
@@ -210,10 +230,11 @@ static void put_event(jb *b, const rank_data *d, const mpb_tev *e, double us, do
   JB_LIT(b, ",\"name\":");
   jb_str(b, span_name(d, e, buf, sizeof buf));
   JB_LIT(b, ",\"cat\":\"");
-  jb_cstr(b, cat_of(e->type));
+  jb_cstr(b, cat_of(e));
   JB_LIT(b, "\",\"args\":{\"depth\":");
   jb_i64(b, e->depth);
-  if (e->peer >= 0) JB_LIT(b, ",\"peer\":"), jb_i64(b, e->peer);
+  if (e->type == MPB_TR_DIST) JB_LIT(b, ",\"peers\":"), jb_i64(b, e->peer);
+  else if (e->peer >= 0) JB_LIT(b, ",\"peer\":"), jb_i64(b, e->peer);
   else if (e->peer == -2 && e->type != MPB_TR_COLL) JB_LIT(b, ",\"peer\":\"several\"");
   if (e->type != MPB_TR_MARK && e->type != MPB_TR_REGION && e->type != MPB_TR_TASK)
     JB_LIT(b, ",\"bytes\":"), jb_u64(b, e->bytes);
@@ -224,11 +245,19 @@ static void put_event(jb *b, const rank_data *d, const mpb_tev *e, double us, do
       JB_LIT(b, ",\"comm\":"), jb_u64(b, e->b);
       JB_LIT(b, ",\"root\":"), jb_i64(b, e->peer);
       break;
+    case MPB_TR_DIST:
+      JB_LIT(b, ",\"kind\":\""), jb_cstr(b, coll_name(e->sub));
+      JB_LIT(b, "\",\"seq\":"), jb_u64(b, e->a);
+      JB_LIT(b, ",\"comm\":"), jb_u64(b, e->b);
+      if (mpb_xchg_method(e->sub)) JB_LIT(b, ",\"method\":"), jb_str(b, mpb_xchg_method(e->sub));
+      if (e->sub2 & MPB_TRF_START) JB_LIT(b, ",\"nonblocking\":\"start\"");
+      if (e->sub2 & MPB_TRF_WAIT) JB_LIT(b, ",\"nonblocking\":\"wait\"");
+      break;
     case MPB_TR_MAP: JB_LIT(b, ",\"job\":"), jb_u64(b, e->a); break;
     case MPB_TR_POOL: JB_LIT(b, ",\"jobs\":"), jb_u64(b, e->a); break;
     case MPB_TR_OUT: case MPB_TR_IN:
       JB_LIT(b, ",\"kind\":\"");
-      jb_cstr(b, mpb_trk_name(mpb_trk_of(e->sub == MPB_CH_COLL ? MPB_NCHAN + e->sub2 : e->sub)));
+      jb_cstr(b, mpb_trk_name(kind_of_msg(e)));
       JB_LIT(b, "\",\"k\":"), jb_u64(b, e->a);
       break;
   }
@@ -237,7 +266,7 @@ static void put_event(jb *b, const rank_data *d, const mpb_tev *e, double us, do
     snprintf(buf, sizeof buf, "%s:%u", str_of(d, e->src), e->line);
     jb_str(b, buf);
   }
-  if (!MPB_TR_INSTANT(e->type) && e->sub2)
+  if (!MPB_TR_INSTANT(e->type) && (e->sub2 & (MPB_TRF_CUT | MPB_TRF_UNWOUND)))
     e->sub2 & MPB_TRF_CUT ? JB_LIT(b, ",\"ended\":\"stop\"") : JB_LIT(b, ",\"ended\":\"error\"");
   JB_LIT(b, "}},\n");
   if (flow) {

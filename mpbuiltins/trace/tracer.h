@@ -8,7 +8,7 @@
 #ifndef MPB_TRACER_H
 #define MPB_TRACER_H
 
-#include "chan/chan.h"
+#include "coll/coll.h"
 
 /* What a rank ships to rank 0 when a recording stops (one string):
 ** this header, then nev events, then nstr bytes of strings (NUL-ended, in id
@@ -21,9 +21,11 @@ typedef struct mpb_tr_blob {
   int32_t rank, size;
 } mpb_tr_blob;
 
-/* Named kinds of the matrix: a message's channel or collective -> index. */
+/* Named kinds of the matrix: a message's channel or collective -> index
+** (MPB_TRK_COLL0 + a coll.h kind: the collectives, then transpose, halo and
+** the neighbourhood collectives, each a kind of its own). */
 enum { MPB_TRK_P2P, MPB_TRK_MAP, MPB_TRK_POOL, MPB_TRK_OTHER, MPB_TRK_COLL0 };
-#define MPB_TRK_N (MPB_TRK_COLL0 + 16)
+#define MPB_TRK_N (MPB_TRK_COLL0 + MPB_NCOLL) /* a matrix per collective kind */
 int mpb_trk_of(int raw);             /* raw: chan, or MPB_NCHAN + collective kind */
 const char *mpb_trk_name(int k);     /* NULL past the last */
 int mpb_trk_is_coll(int k);
