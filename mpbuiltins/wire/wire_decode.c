@@ -113,7 +113,7 @@ static int getref(Dec *d, uint64_t id, size_t at) {
 
 static int dec_table(Dec *d, int withmt, size_t at) {
   lua_State *L = d->L;
-  uint64_t narr;
+  uint64_t narr = 0;
   if (enter(d, at) || getvarint(d, &narr, "table", at)) return -1;
   if (left(d) < 4) return truncated(d, "table", at);
   uint32_t nhash = mpbw_get_u32(d->p);
@@ -161,7 +161,7 @@ static const char *span_reader(lua_State *L, void *ud, size_t *size) {
 
 static int join_upvalue(Dec *d, int fidx, int i, size_t at) {
   lua_State *L = d->L;
-  uint64_t gid;
+  uint64_t gid = 0;
   if (getvarint(d, &gid, "upvalue", at)) return -1;
   if (left(d) < 1) return truncated(d, "upvalue", at);
   int j = *d->p++;
@@ -209,7 +209,7 @@ static int dec_lfunc(Dec *d, size_t at) {
 }
 
 static int dec_cfunc(Dec *d, size_t at) {
-  uint64_t len;
+  uint64_t len = 0;
   if (getvarint(d, &len, "C function name", at)) return -1;
   if (len > left(d)) return truncated(d, "C function name", at);
   const char *name = (const char *)d->p;
@@ -230,7 +230,7 @@ static int dec_array(Dec *d, size_t at) {
   if (dtype >= MPB_NDTYPE || ndim < 1 || ndim > MPB_ARRAY_MAXDIM)
     return bad(d, "bad array header at byte %zu", at);
   for (int k = 0; k < ndim; k++) {
-    uint64_t v;
+    uint64_t v = 0;
     if (getvarint(d, &v, "array", at)) return -1;
     if (v > (uint64_t)INT64_MAX) return bad(d, "bad array shape at byte %zu", at);
     dims[k] = (int64_t)v;
@@ -270,7 +270,7 @@ static int decode(Dec *d) {
     d->p += len;
     return 0;
   }
-  uint64_t u;
+  uint64_t u = 0;
   switch (t) {
     case T_NIL: lua_pushnil(L); return 0;
     case T_FALSE: lua_pushboolean(L, 0); return 0;
@@ -315,7 +315,7 @@ int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx, ch
                     size_t errlen) {
   Dec d;
   int base = lua_gettop(L);
-  uint64_t count;
+  uint64_t count = 0;
   d.L = L;
   d.start = d.p = buf;
   d.end = d.start + len;
