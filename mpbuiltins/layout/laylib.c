@@ -479,4 +479,7 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_transpose(L);
   mpb_open_halo(L);
   mpb_open_cart(L);
+  mpb_open_graph(L);
+  mpb_open_dist_graph(L);
+  mpb_open_neighbor(L);
 }
