@@ -66,6 +66,7 @@ static int dist_graph(lua_State *L) {
     if (all[(size_t)s * rowlen + (size_t)n]) weighted = 1;
   }
   mpb_graph *t = mpb_graph_push(L, n, m, nin);
+  int gi = lua_gettop(L);
   t->me = me;
   t->weighted = weighted;
   for (int r = 0; r <= n; r++) {
@@ -105,6 +106,7 @@ static int dist_graph(lua_State *L) {
       at += k;
     }
   }
+  lua_settop(L, gi);
   return 1;
 }
 

@@ -239,10 +239,17 @@ static void push_ints(lua_State *L, const int *v, int64_t n) {
   }
 }
 
+/* A weight or a distance: an integer when it is a whole number (MPI's weights are). */
+static void push_num(lua_State *L, double v) {
+  lua_Integer i;
+  if (v == floor(v) && lua_numbertointeger(v, &i)) lua_pushinteger(L, i);
+  else lua_pushnumber(L, v);
+}
+
 static void push_nums(lua_State *L, const double *v, int64_t n) {
   lua_createtable(L, (int)n, 0);
   for (int64_t i = 0; i < n; i++) {
-    lua_pushnumber(L, v[i]);
+    push_num(L, v[i]);
     lua_rawseti(L, -2, i + 1);
   }
 }
@@ -301,8 +308,7 @@ static int distance(lua_State *L) {
     }
   }
   if (d[b] == HUGE_VAL) lua_pushnil(L);
-  else if (t->weighted) lua_pushnumber(L, d[b]);
-  else lua_pushinteger(L, (lua_Integer)d[b]);
+  else push_num(L, d[b]);
   return 1;
 }
 
@@ -313,7 +319,8 @@ static int tostr(lua_State *L) {
     lua_pushfstring(L, "mp.Graph distributed, rank %d of %d (%d out, %d in%s)", t->me, t->nranks,
                     (int)t->nout, (int)t->nin, w);
   else
-    lua_pushfstring(L, "mp.Graph %d ranks, %I edges%s", t->nranks, (LUAI_UACINT)t->nout, w);
+    lua_pushfstring(L, "mp.Graph %d rank%s, %I edge%s%s", t->nranks, t->nranks == 1 ? "" : "s",
+                    (LUAI_UACINT)t->nout, t->nout == 1 ? "" : "s", w);
   return 1;
 }
 
