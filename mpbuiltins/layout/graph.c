@@ -127,8 +127,10 @@ static int graph(lua_State *L) {
   const char *fn = "graph";
   int weighted = 0;
   if (lua_type(L, 1) == LUA_TNUMBER) {
-    int n = (int)luaL_checkinteger(L, 1);
-    if (n < 1) mpb_lay_argerror(L, 1, fn, "number of ranks %d must be >= 1", n);
+    lua_Integer nn = luaL_checkinteger(L, 1);
+    if (nn < 1 || nn > INT32_MAX)
+      mpb_lay_argerror(L, 1, fn, "number of ranks %I out of range 1..%d", (LUAI_UACINT)nn, INT32_MAX);
+    int n = (int)nn;
     if (!lua_istable(L, 2))
       mpb_lay_argerror(L, 2, fn, "a list of edges {from, to [, w]} expected, got %s",
                        luaL_typename(L, 2));

@@ -102,13 +102,14 @@ static mpb_comm *comm_for(lua_State *L, int tidx, int cidx, const char *fname) {
   return c;
 }
 
-/* Stack: 1 topology, 2 value or list, 3 communicator (nil: mp.world). */
-static int exchange(lua_State *L, int all2all, const char *fname) {
+/* Stack: 1 topology, 2 value or list, 3 communicator (nil: mp.world); the
+** list is reported as argument listarg. */
+static int exchange(lua_State *L, int all2all, const char *fname, int listarg) {
   lua_settop(L, 3);
   mpb_comm *c = comm_for(L, 1, 3, fname);
   nbhd h = neighbourhood(L, 1, c->rank, 3, fname);
   if (all2all && (!lua_istable(L, 2) || luaL_len(L, 2) != h.nout))
-    mpb_lay_argerror(L, 2, fname, "a list of %d values (one per destination slot) expected, got "
+    mpb_lay_argerror(L, listarg, fname, "a list of %d values (one per destination slot) expected, got "
                      "%s", h.nout, lua_istable(L, 2) ? "another length" : luaL_typename(L, 2));
   mpb_coll x = mpb_coll_on(L, mpb_get(L), c, fname,
                            all2all ? MPB_COLL_NALLTOALL : MPB_COLL_NALLGATHER);
@@ -143,12 +144,12 @@ static int check_topo(lua_State *L, const char *fname) {
 static int nallgather(lua_State *L) {
   check_topo(L, "neighbor_allgather");
   return exchange(L, 0, mpb_cart_test(L, 1) ? "Cart.neighbor_allgather"
-                                            : "Graph.neighbor_allgather");
+                                            : "Graph.neighbor_allgather", 2);
 }
 static int nalltoall(lua_State *L) {
   check_topo(L, "neighbor_alltoall");
   return exchange(L, 1, mpb_cart_test(L, 1) ? "Cart.neighbor_alltoall"
-                                            : "Graph.neighbor_alltoall");
+                                            : "Graph.neighbor_alltoall", 2);
 }
 
 /* ------------------------------------------------------------ attach */
@@ -248,7 +249,7 @@ static int on_comm(lua_State *L, int all2all, const char *fname) {
                      "comm:with_topology(t))");
   lua_insert(L, 1); /* t, c, v */
   lua_insert(L, 2); /* t, v, c */
-  return exchange(L, all2all, fname);
+  return exchange(L, all2all, fname, 1);
 }
 
 static int c_nallgather(lua_State *L) { return on_comm(L, 0, "Comm.neighbor_allgather"); }

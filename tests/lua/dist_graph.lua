@@ -28,7 +28,9 @@ local function graphs(n)
     for _ = 1, 1 + rand(3) do wtd[#wtd + 1] = {r, rand(n), rand(10)} end
   end
   -- a list, not a table by name: pairs' order may differ from rank to rank
-  return {{"ring", ring}, {"star", star}, {"double", double}, {"self", self}, {"random", rnd},
+  local mixed = {} -- only rank 0 gives weights: the graph is weighted, the others weigh 1
+  for r = 0, n - 1 do mixed[#mixed + 1] = {r, (r + 1) % n, r == 0 and 5 or nil} end
+  return {{"mixed", mixed}, {"ring", ring}, {"star", star}, {"double", double}, {"self", self}, {"random", rnd},
           {"weighted", wtd}}
 end
 
@@ -206,7 +208,11 @@ local function errs()
   fails("topology (mp.cart, mp.graph) expected, got number", mp.world.with_topology, mp.world, 3)
   fails("the communicator has no topology", mp.world.neighbor_allgather, mp.world, 1)
   local ring = mp.graph(n, {})
-  fails("a list of 0 values (one per destination slot) expected", ring.neighbor_alltoall, ring, 5)
+  fails("bad argument #2 to 'mp.Graph.neighbor_alltoall' ([rank " .. mp.rank .. "/" .. n ..
+        "] a list of 0 values (one per destination slot) expected, got number)", ring.neighbor_alltoall, ring, 5)
+  local c = mp.world:with_topology(mp.graph(n, {{0, 0}}))
+  fails("bad argument #1 to 'mp.Comm.neighbor_alltoall'", c.neighbor_alltoall, c, {1, 2})
+  fails("number of ranks 0 out of range", mp.graph, 0, {})
   local d = mp.dist_graph({})
   if n > 1 then
     fails("a distributed graph knows only rank " .. mp.rank .. "'s neighbourhood",
