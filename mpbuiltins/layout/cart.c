@@ -19,7 +19,7 @@
 **                          pairs per axis, false where there is none
 **   t:distance(r1, r2)     hops along the grid (shorter way round periodic axes)
 **   t:layout(spec [, opts])  mp.layout(spec, opts) on this grid
-**   t:neighbor_allgather, t:neighbor_alltoall   (neighbor.c)
+**   t:neighbor_allgather, t:neighbor_alltoall, t:attach   (neighbor.c)
 ** Ranks are column-major over the grid (the first axis varies fastest), as
 ** in layouts.
 */
@@ -308,7 +308,7 @@ void mpb_open_cart(lua_State *L) {
   int mpt = lua_gettop(L);
   luaL_newmetatable(L, CART_MT);
   luaL_newlib(L, methods);
-  mpb_cart_neighbor_methods(L, lua_gettop(L));
+  mpb_topo_neighbor_methods(L, lua_gettop(L));
   lua_getfield(L, mpt, "layout");
   lua_pushcclosure(L, layout, 1);
   lua_setfield(L, -2, "layout");

@@ -480,4 +480,7 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_halo(L);
   mpb_open_cart(L);
   mpb_open_reorder(L);
+  mpb_open_graph(L);
+  mpb_open_dist_graph(L);
+  mpb_open_neighbor(L);
 }

@@ -10,7 +10,11 @@
 **                tagged messages, unpack on arrival; "mp.Exchange" requests
 **   transpose.c  mp.transpose plans
 **   cart.c       mp.cart: Cartesian topologies as values
-**   neighbor.c   their neighbourhood collectives
+**   graph.c      mp.graph: general graph topologies as values (weighted)
+**   dist_graph.c mp.dist_graph: a rank's graph neighbourhood from its
+**                destinations alone (in-neighbour discovery)
+**   neighbor.c   neighbourhood collectives of both, and attaching a topology
+**                to a communicator (comm:with_topology, t:attach)
 **   halo.c       halo exchanges of an array with a layout
 **   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
 */
@@ -59,6 +63,29 @@ mpb_cart *mpb_cart_test(lua_State *L, int arg);
 /* The rank disp steps from rank r along axis (0-based), or -1 off the grid. */
 int mpb_cart_shift(const mpb_cart *t, int r, int axis, int disp);
 
+/* A graph topology ("mp.Graph", graph.c): out-edges and in-edges of each
+** rank as two CSR lists. A full graph (me < 0) knows every rank's lists; a
+** distributed one (mp.dist_graph) only rank me's, the others are empty.
+** In-lists are ordered by source rank, a source's edges in the order it
+** lists them (so the k-th message from one sender fills its k-th slot). */
+typedef struct mpb_graph {
+  int nranks, me, weighted;
+  int64_t nout, nin;           /* edges in the out- and in-lists */
+  int64_t *ooff, *ioff;        /* [nranks + 1] offsets */
+  int *oto, *ifrom;            /* [nout], [nin] */
+  double *ow, *iw;             /* [nout], [nin] (1 when unweighted) */
+} mpb_graph;
+/* The graph at arg, or NULL. */
+mpb_graph *mpb_graph_test(lua_State *L, int arg);
+/* Push a new graph value of n ranks with room for nout/nin edges (offsets
+** zero, the caller fills them). */
+mpb_graph *mpb_graph_push(lua_State *L, int n, int64_t nout, int64_t nin);
+/* Parse a list of destinations at idx (ranks, or {to = r, w = x}) of a
+** graph of n ranks: their number; to[]/w[] (may be NULL: count only) get
+** them; *weighted is set if a weight was given. Errors name arg, fname. */
+int64_t mpb_graph_dests(lua_State *L, int idx, int n, int *to, double *w, int *weighted, int arg,
+                        const char *fname);
+
 /* Openers: each adds its functions to the mp table on top (mpb_open_layout
 ** calls the others). */
 void mpb_open_layout(lua_State *L);
@@ -71,5 +98,12 @@ void mpb_open_cart(lua_State *L);
 void mpb_open_reorder(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall into the methods table. */
 void mpb_cart_neighbor_methods(lua_State *L, int methods);
+void mpb_open_graph(lua_State *L);
+void mpb_open_dist_graph(lua_State *L);
+/* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a
+** topology's methods table (cart.c, graph.c). */
+void mpb_topo_neighbor_methods(lua_State *L, int methods);
+/* neighbor.c: comm:with_topology, comm:topology and comm:neighbor_* . */
+void mpb_open_neighbor(lua_State *L);
 
 #endif

@@ -20,10 +20,11 @@
 static const char WORLD_KEY[] = "mp.world";
 
 /* ------------------------------------------------------------ creation */
-/* The userdata holds the rank tables itself: nothing to free, nothing to leak. */
+/* The userdata holds the rank tables itself: nothing to free, nothing to leak.
+** Its one user value is free for upper layers (layout/: an attached topology). */
 mpb_comm *mpb_comm_new(lua_State *L, mpb_state *st, int n, uint32_t id) {
   size_t sz = sizeof(mpb_comm) + sizeof(int) * ((size_t)n + (size_t)st->size);
-  mpb_comm *c = lua_newuserdatauv(L, sz, 0);
+  mpb_comm *c = lua_newuserdatauv(L, sz, 1);
   memset(c, 0, sizeof *c);
   c->ranks = (int *)(c + 1);
   c->of_world = c->ranks + n;

@@ -28,7 +28,8 @@ typedef struct mpb_comm {
 
 /* ------------------------------------------------------------- comm.c */
 /* Push a new communicator of n members made in this task (ranks filled by
-** the caller, then mpb_comm_index). */
+** the caller, then mpb_comm_index). Its user value 1 (nil) is what an upper
+** layer attaches to it (layout/: a topology, comm:with_topology). */
 mpb_comm *mpb_comm_new(lua_State *L, mpb_state *st, int n, uint32_t id);
 void mpb_comm_index(mpb_state *st, mpb_comm *c);
 /* The id this rank proposes for its next communicator. Every member of a
