@@ -12,7 +12,8 @@
 **                             NUMA). Local: no communication, any rank.
 **   mp.reorder(traffic [, opts])  traffic: an mp.Cart (unit bytes to each
 **                             neighbour, or opts.bytes: a number or one per
-**                             axis), an n x n mp.Array or a list of n lists
+**                             axis), an mp.Graph (each edge its weight times
+**                             opts.bytes), an n x n mp.Array or a list of n lists
 **                             (bytes from i to j; mp.trace.matrix's result).
 **                             opts.nodes, opts.numa: the machine (lists by
 **                             rank), or opts.machine (mp.machine's value),
@@ -276,6 +277,21 @@ static void cart_edges(lua_State *L, const mpb_cart *t, int opts, edges *e) {
       }
 }
 
+/* A graph topology (whole: a distributed one knows only its rank's edges):
+** each edge carries its weight times opts.bytes (a number; default 1). */
+static void graph_edges(lua_State *L, const mpb_graph *g, int opts, edges *e) {
+  if (g->me >= 0)
+    mpb_lay_argerror(L, 1, FN, "a distributed graph knows only rank %d's edges: pass the "
+                     "whole graph (mp.graph)", g->me);
+  double per = 1;
+  if (opts && lua_getfield(L, opts, "bytes") != LUA_TNIL) per = bytes_at(L, -1, 2, "bytes");
+  if (opts) lua_pop(L, 1);
+  e->n = g->nranks;
+  for (int r = 0; r < g->nranks; r++)
+    for (int64_t k = g->ooff[r]; k < g->ooff[r + 1]; k++)
+      if (g->oto[k] != r && g->ow[k] * per > 0) add_edge(L, e, r, g->oto[k], g->ow[k] * per);
+}
+
 /* An n x n mp.Array: element (i, j) is bytes from slot i-1 to slot j-1. */
 static void array_edges(lua_State *L, const mpb_array *a, edges *e) {
   if (a->ndim != 2 || a->dims[0] != a->dims[1] || a->dims[0] < 1 || a->dims[0] > INT32_MAX)
@@ -425,8 +441,12 @@ static int l_reorder(lua_State *L) {
   e.slot = 3;
   char what[64];
   const mpb_cart *t = mpb_cart_test(L, 1);
-  const mpb_array *a = t ? NULL : mpb_array_testv(L, 1);
-  if (t) {
+  const mpb_graph *g = t ? NULL : mpb_graph_test(L, 1);
+  const mpb_array *a = t || g ? NULL : mpb_array_testv(L, 1);
+  if (g) {
+    graph_edges(L, g, opts, &e);
+    snprintf(what, sizeof what, "graph of %d ranks, %lld edges", g->nranks, (long long)g->nout);
+  } else if (t) {
     cart_edges(L, t, opts, &e);
     lua_pushvalue(L, 1);
     snprintf(what, sizeof what, "%s", luaL_tolstring(L, -1, NULL));
@@ -438,10 +458,10 @@ static int l_reorder(lua_State *L) {
     table_edges(L, &e);
     snprintf(what, sizeof what, "traffic matrix %dx%d", e.n, e.n);
   } else {
-    mpb_lay_argerror(L, 1, FN, "traffic expected (an mp.Cart, an n x n mp.Array or a list "
-                     "of lists), got %s", luaL_typename(L, 1));
+    mpb_lay_argerror(L, 1, FN, "traffic expected (an mp.Cart, an mp.Graph, an n x n mp.Array "
+                     "or a list of lists), got %s", luaL_typename(L, 1));
   }
-  if (opts && !t && lua_getfield(L, opts, "bytes") != LUA_TNIL)
+  if (opts && !t && !g && lua_getfield(L, opts, "bytes") != LUA_TNIL)
     mpb_lay_argerror(L, 2, FN, "bytes is for a topology; a matrix holds its bytes");
   lua_settop(L, 3);
   /* the machine: opts.nodes / opts.numa, opts.machine, or mp.machine(opts.comm) */

@@ -63,6 +63,18 @@ r = mp.reorder(grid, {nodes = alt8, bytes = {10, 1}})
 assert(r.before.cross_node == 80 and r.after.cross_node == 4, tostring(r))
 assert(crossing(grid, r, alt8, {10, 1}) == 4)
 
+-- the same ring as a graph topology: the same crossings; weights times opts.bytes
+local adj, wadj = {}, {}
+for k = 0, 7 do
+  adj[k] = {(k + 1) % 8, (k - 1) % 8}
+  wadj[k] = {{to = (k + 1) % 8, w = 10}}
+end
+r = mp.reorder(mp.graph(adj), {nodes = alt8})
+is_perm(r, 8)
+assert(r.before.cross_node == 16 and r.after.cross_node == 4, tostring(r))
+r = mp.reorder(mp.graph(wadj), {nodes = alt8, bytes = 2})
+assert(r.before.cross_node == 160 and r.after.cross_node == 40, tostring(r))
+
 -- identity kept when it is already optimal (and when nothing can be better)
 r = mp.reorder(ring, {nodes = {0, 0, 0, 0, 1, 1, 1, 1}})
 assert(not r.changed and r.moved == 0 and r.before.cross_node == 4 and r.after.cross_node == 4)
@@ -221,4 +233,13 @@ if P % 2 == 0 then
     assert(c:allgather(mp.rank)[1] == T.ranks[1])
   end)
 end
+-- a distributed graph knows only its own rank's edges: an argument error
+mp.exec(function()
+  local dg = mp.dist_graph({(mp.rank + 1) % mp.size})
+  local ok, e = pcall(mp.reorder, dg)
+  assert(not ok and e:find("bad argument #1 to 'mp.reorder' ([rank " .. mp.rank, 1, true)
+         and e:find("a distributed graph knows only rank " .. mp.rank .. "'s edges", 1, true),
+         tostring(e))
+end)
 print("dist_reorder ok")
+
