@@ -78,6 +78,20 @@ void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb
   for (size_t b = 0; b < nb; b++) s->peers += __builtin_popcount(seen[b]);
 }
 
+void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, int nextra) {
+  lua_createtable(L, 0, 7 + nextra);
+  lua_pushstring(L, method);
+  lua_setfield(L, -2, "method");
+  const struct { const char *k; int64_t v; } f[] = {
+      {"peers", s->peers}, {"messages", s->messages}, {"send_bytes", s->send_bytes},
+      {"recv_bytes", s->recv_bytes}, {"self_bytes", s->self_bytes},
+      {"peak_extra", s->peak_extra}};
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    lua_pushinteger(L, (lua_Integer)f[i].v);
+    lua_setfield(L, -2, f[i].k);
+  }
+}
+
 /* ------------------------------------------------------------ the boxes */
 static void box_view(const mpb_array *a, const mpb_xbox *b, mpb_array *v) {
   size_t es = mpb_dtype_size(a->dtype);

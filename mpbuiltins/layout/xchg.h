@@ -56,6 +56,8 @@ const char *mpb_xchg_method(int kind);
 
 /* Add up what the phases move (element size es). */
 void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s);
+/* Push a plan's :info() table: method and s's fields (room for nextra more). */
+void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, int nextra);
 
 /* Apply a plan. On the stack: the communicator at cidx (0: none, the plan
 ** is local: no sends, no receives), the plan's userdata at pidx (anchors

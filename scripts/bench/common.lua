@@ -24,6 +24,29 @@ function M.interleave(rounds, cases)
   return med
 end
 
+-- The mp side of the p2p benchmarks (tasks; rank 0 and 1 take part).
+-- pingpong: n round trips of v, each sent back as received; stream: n
+-- sends of s, each answered by `true` (so the time covers delivery).
+function M.pingpong(n, v)
+  local t = mp.wtime()
+  if mp.rank == 0 then
+    for _ = 1, n do mp.send(1, v); mp.recv(1) end
+  elseif mp.rank == 1 then
+    for _ = 1, n do mp.send(0, (mp.recv(0))) end
+  end
+  return (mp.wtime() - t) / n
+end
+
+function M.stream(n, s)
+  local t = mp.wtime()
+  if mp.rank == 0 then
+    for _ = 1, n do mp.send(1, s); mp.recv(1) end
+  elseif mp.rank == 1 then
+    for _ = 1, n do mp.recv(0); mp.send(0, true) end
+  end
+  return (mp.wtime() - t) / n
+end
+
 function M.us(x) return string.format("%.3f us", x * 1e6) end
 
 return M

@@ -6,25 +6,7 @@ assert(mp.size >= 2, "run with at least 2 ranks")
 local rounds = tonumber(arg and arg[1]) or 9
 local N = 20000
 
-local function mp_pingpong(n, v)
-  local t = mp.wtime()
-  if mp.rank == 0 then
-    for _ = 1, n do mp.send(1, v); mp.recv(1) end
-  elseif mp.rank == 1 then
-    for _ = 1, n do mp.send(0, (mp.recv(0))) end
-  end
-  return (mp.wtime() - t) / n
-end
-
-local function mp_stream(n, s)
-  local t = mp.wtime()
-  if mp.rank == 0 then
-    for _ = 1, n do mp.send(1, s); mp.recv(1) end
-  elseif mp.rank == 1 then
-    for _ = 1, n do mp.recv(0); mp.send(0, true) end
-  end
-  return (mp.wtime() - t) / n
-end
+local mp_pingpong, mp_stream = C.pingpong, C.stream
 
 local MiB = 1 << 20
 local big = string.rep("b", MiB)

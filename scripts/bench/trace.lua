@@ -13,25 +13,7 @@ local N = 20000
 local MiB = 1 << 20
 local big = string.rep("b", MiB)
 
-local function pingpong(n, v)
-  local t = mp.wtime()
-  if mp.rank == 0 then
-    for _ = 1, n do mp.send(1, v); mp.recv(1) end
-  elseif mp.rank == 1 then
-    for _ = 1, n do mp.send(0, (mp.recv(0))) end
-  end
-  return (mp.wtime() - t) / n
-end
-
-local function stream(n, s)
-  local t = mp.wtime()
-  if mp.rank == 0 then
-    for _ = 1, n do mp.send(1, s); mp.recv(1) end
-  elseif mp.rank == 1 then
-    for _ = 1, n do mp.recv(0); mp.send(0, true) end
-  end
-  return (mp.wtime() - t) / n
-end
+local pingpong, stream = C.pingpong, C.stream
 
 local function traced(f, ...)
   mp.trace.start{events = 65536}
