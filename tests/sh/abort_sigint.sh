@@ -9,31 +9,17 @@ set -eu
 N=${1:?usage: $0 RANKS}
 : "${MPLUA:?}" "${MPIEXEC:?}"
 tmp=$(mktemp -d)
-pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-coproc P { exec "$MPIEXEC" -n "$N" "$MPLUA" 2>"$tmp/err"; }
-pid=$P_PID out=${P[0]} in=${P[1]}
-seen=""
-upto() {
-  local c buf=""
-  while IFS= read -r -n1 -d '' c <&"$out"; do
-    buf+=$c
-    seen+=$c
-    case $buf in *"$1") return 0 ;; esac
-  done
-  echo "FAIL ($N): end of output before '$1'; got: $seen" >&2; wait "$pid"; echo "status $?" >&2
-  cat "$tmp/err" >&2
-  exit 1
-}
+. "$(dirname "$0")/lib/coproc.bash"
+coproc_start "$MPIEXEC" -n "$N" "$MPLUA"
 upto "> "
-printf '%s\n' 'mp.exec(function() if mp.rank == 0 then print("spinning " .. io.open("/proc/self/stat"):read("a"):match("^(%d+)") .. " .") end while true do end end)' >&"$in"
+send 'mp.exec(function() if mp.rank == 0 then print("spinning " .. io.open("/proc/self/stat"):read("a"):match("^(%d+)") .. " .") end while true do end end)'
 upto "spinning "
 upto " ."
 rank0=${seen% .}
 rank0=${rank0##* }
 kill -INT "$rank0"
 upto "> "
-printf '%s\n' 'print("next", mp.exec(function() return mp.handin(1) end))' >&"$in"
+send 'print("next", mp.exec(function() return mp.handin(1) end))'
 upto "next	$N"
 exec {in}>&-
 wait "$pid" || { echo "FAIL ($N): exit status $?" >&2; exit 1; }

@@ -8,31 +8,13 @@ set -eu
 N=${1:?usage: $0 nompi|1}
 : "${MPLUA:?}" "${MPIEXEC:?}"
 tmp=$(mktemp -d)
-pid=""
-trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-
 fail() { echo "FAIL ($N): $*" >&2; echo "transcript so far:" >&2; printf '%s\n' "$seen" >&2; exit 1; }
-
+. "$(dirname "$0")/lib/coproc.bash"
 if [ "$N" = nompi ]; then
-  coproc P { exec "$MPLUA" --nompi 2>"$tmp/err"; }
+  coproc_start "$MPLUA" --nompi
 else
-  coproc P { exec "$MPIEXEC" -n "$N" "$MPLUA" 2>"$tmp/err"; }
+  coproc_start "$MPIEXEC" -n "$N" "$MPLUA"
 fi
-# bash forgets the coprocess's pid and pipes once it exits: keep them
-pid=$P_PID out=${P[0]} in=${P[1]}
-seen=""
-
-# Read the program's output up to and including TEXT.
-upto() {
-  local c buf=""
-  while IFS= read -r -n1 -d '' c <&"$out"; do
-    buf+=$c
-    seen+=$c
-    case $buf in *"$1") return 0 ;; esac
-  done
-  fail "output ended before '$1'"
-}
-send() { printf '%s\n' "$1" >&"$in"; }
 
 upto "> " # the first prompt: mplua is running and waiting for input
 # The pid to signal: mplua itself; under mpiexec, the mplua process whose
