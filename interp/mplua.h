@@ -175,4 +175,30 @@ int mplua_array(lua_State *L, const char *name, void *data, int dtype, int ndim,
 ** than that, one or two of its steps). */
 int mplua_serve(lua_State *L, double timeout);
 
+/* ------------------------------------------------------ C modules */
+/* A Lua module written in C (loaded with require in mplua, in a host, or in
+** a stock lua5.4 next to mp.so, which holds its own copy of the runtime)
+** reaches the runtime through this table instead of linking libmplua: it
+** includes this header, and needs no library but Lua's and MPI's. The table
+** is set when `mp` is opened in the state and lives as long as the process;
+** its functions are the ones declared above. */
+typedef struct mplua_capi {
+  int version; /* MPLUA_VERSION_NUM of the runtime */
+  int (*array)(lua_State *L, const char *name, void *data, int dtype, int ndim,
+               const int64_t *dims);
+  MPI_Comm (*comm)(lua_State *L);
+  int (*rank)(lua_State *L);
+  int (*size)(lua_State *L);
+} mplua_capi;
+
+#define MPLUA_CAPI_KEY "mplua.capi" /* a light userdata in the registry */
+
+/* The runtime's table, or NULL when `mp` is not loaded in this state. */
+static inline const mplua_capi *mplua_capi_get(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, MPLUA_CAPI_KEY);
+  const mplua_capi *api = (const mplua_capi *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return api;
+}
+
 #endif
