@@ -168,7 +168,8 @@ int mplua_array(lua_State *L, const char *name, void *data, int dtype, int ndim,
 ** meet (complete a non-blocking broadcast rank 0 started at the previous
 ** meeting) only at decision steps they all know in advance. Between them a
 ** call only counts down. While the host is idle (timeout 0, nothing typed)
-** the decision steps space out to about a millisecond of the host's steps;
+** the decision steps space out to about a millisecond of the host's steps
+** (1024 steps at most);
 ** after a command, and while the host passes a timeout > 0, every step is one
 ** (and only decision steps read stdin or wait for it). A command typed at an
 ** idle prompt starts within about two such windows (or, for a host slower

@@ -19,10 +19,12 @@
 ** The gap: 1 after a command, while a command is waiting, and while the host
 ** asks to wait for input (timeout > 0: a paused host); otherwise it doubles
 ** at each idle decision step, up to about WINDOW seconds of the host's steps
-** at the pace rank 0 measures. A command typed at an idle prompt thus starts
-** within about two windows (2 ms), or one step for a host whose steps are
-** slower than that; with nothing typed a step costs a broadcast per window
-** (an empty loop: one per thousands of calls).
+** at the pace rank 0 measures, and GAP_MAX steps at most. A command typed at
+** an idle prompt thus starts within about two windows (2 ms), or one or two
+** steps for a host whose steps are slower than that; with nothing typed a
+** step costs a broadcast per window (an empty loop: one per GAP_MAX calls).
+** A window is counted in steps: if the host's steps suddenly slow down, the
+** one in flight lasts longer, once.
 **
 ** The broadcast runs on a private duplicate of the runtime's base
 ** communicator, made at the first step (collective there too).
@@ -44,7 +46,7 @@
 #define F_END 2
 #define RELEASE (INT_MIN + 0x5e7) /* the EXIT status that ends a worker's step */
 #define WINDOW 1e-3               /* seconds of host steps between idle decisions */
-#define GAP_MAX (1 << 20)
+#define GAP_MAX 1024             /* at most steps in a window (see the README's limits) */
 
 typedef struct serve_state {
   MPI_Comm comm;     /* MPI_COMM_NULL: one rank, no broadcast */
