@@ -39,7 +39,12 @@ static int serve(lua_State *L) {
   return 1;
 }
 
+static const mplua_capi capi = {MPLUA_VERSION_NUM, mplua_array, mplua_comm, mplua_rank,
+                                mplua_size};
+
 int host_open_mp(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&capi); /* for C modules (mplua.h) */
+  lua_setfield(L, LUA_REGISTRYINDEX, MPLUA_CAPI_KEY);
   mpb_open_mp(L);
   lua_pushcfunction(L, serve);
   lua_setfield(L, -2, "serve");

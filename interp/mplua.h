@@ -159,12 +159,47 @@ int mplua_array(lua_State *L, const char *name, void *data, int dtype, int ndim,
 /* One step of the prompt and the tasks, called by the host on every rank of
 ** the communicator at the same point of its loop (once per iteration).
 ** Rank 0 reads what is typed (stdin, never blocking on it: timeout seconds
-** at most, 0: just look) and runs every complete chunk as the prompt would;
-** tasks it starts run on the workers inside their mplua_serve call of the
-** same step. Returns 0 while the session goes on, 1 once rank 0's input has
-** ended (on every rank, at the same step), -1 on a failure of MPI. A fault or Ctrl-C in a typed command ends that
-** command only. Collective over the base communicator (a non-blocking
-** broadcast started at each step and completed at the next). */
+** at most, 0: just look) and runs every complete chunk as the prompt would,
+** one per step; tasks it starts run on the workers inside their mplua_serve
+** call of the same step. Returns 0 while the session goes on, 1 once rank 0's
+** input has ended (on every rank, at the same step), -1 on a failure of MPI.
+** A fault or Ctrl-C in a typed command ends that command only.
+** Collective over the base communicator, but not at every call: the ranks
+** meet (complete a non-blocking broadcast rank 0 started at the previous
+** meeting) only at decision steps they all know in advance. Between them a
+** call only counts down. While the host is idle (timeout 0, nothing typed)
+** the decision steps space out to about a millisecond of the host's steps
+** (1024 steps at most);
+** after a command, and while the host passes a timeout > 0, every step is one
+** (and only decision steps read stdin or wait for it). A command typed at an
+** idle prompt starts within about two such windows (or, for a host slower
+** than that, one or two of its steps). */
 int mplua_serve(lua_State *L, double timeout);
+
+/* ------------------------------------------------------ C modules */
+/* A Lua module written in C (loaded with require in mplua, in a host, or in
+** a stock lua5.4 next to mp.so, which holds its own copy of the runtime)
+** reaches the runtime through this table instead of linking libmplua: it
+** includes this header, and needs no library but Lua's and MPI's. The table
+** is set when `mp` is opened in the state and lives as long as the process;
+** its functions are the ones declared above. */
+typedef struct mplua_capi {
+  int version; /* MPLUA_VERSION_NUM of the runtime */
+  int (*array)(lua_State *L, const char *name, void *data, int dtype, int ndim,
+               const int64_t *dims);
+  MPI_Comm (*comm)(lua_State *L);
+  int (*rank)(lua_State *L);
+  int (*size)(lua_State *L);
+} mplua_capi;
+
+#define MPLUA_CAPI_KEY "mplua.capi" /* a light userdata in the registry */
+
+/* The runtime's table, or NULL when `mp` is not loaded in this state. */
+static inline const mplua_capi *mplua_capi_get(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, MPLUA_CAPI_KEY);
+  const mplua_capi *api = (const mplua_capi *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return api;
+}
 
 #endif

@@ -4,14 +4,27 @@
 ** Every rank calls it at the same point of each iteration. Rank 0 must not
 ** start a task that workers would only see after they have gone on into
 ** the host's next iteration (and its MPI calls with rank 0: a deadlock), so
-** the ranks decide together, one step late: at step k rank 0 reads what is
-** typed (poll on stdin, up to `timeout`) and starts a non-blocking broadcast
-** of one word (something to run, input ended); at step k+1 every rank
-** completes that broadcast (long done by then: rank 0 sent it a whole
-** iteration ago) and, if rank 0 has a chunk, rank 0 runs it as the prompt
-** would (one command per step) while the workers run the tasks it starts,
-** until rank 0 releases them (then all meet in a barrier: see leader_step). With nothing typed a step costs one completed broadcast and one
-** poll of stdin: microseconds, and no task machinery at all.
+** the ranks decide together, ahead of time, at *decision steps* that every
+** rank knows in advance. At a decision step every rank completes a
+** non-blocking broadcast of two words that rank 0 started at the previous
+** decision step: what to do now (run a chunk, input ended, nothing) and how
+** many steps until the next decision step (the gap). If there is a chunk,
+** rank 0 runs it as the prompt would (one command per step) while the
+** workers run the tasks it starts, until rank 0 releases them (then all meet
+** in a barrier: see leader_step). Then rank 0 reads what is typed (poll on
+** stdin, up to `timeout`) and starts the next broadcast: the decision for the
+** next decision step, and the gap after it. Between decision steps a call
+** costs a counter decrement.
+**
+** The gap: 1 after a command, while a command is waiting, and while the host
+** asks to wait for input (timeout > 0: a paused host); otherwise it doubles
+** at each idle decision step, up to about WINDOW seconds of the host's steps
+** at the pace rank 0 measures, and GAP_MAX steps at most. A command typed at
+** an idle prompt thus starts within about two windows (2 ms), or one or two
+** steps for a host whose steps are slower than that; with nothing typed a
+** step costs a broadcast per window (an empty loop: one per GAP_MAX calls).
+** A window is counted in steps: if the host's steps suddenly slow down, the
+** one in flight lasts longer, once.
 **
 ** The broadcast runs on a private duplicate of the runtime's base
 ** communicator, made at the first step (collective there too).
@@ -32,20 +45,25 @@
 #define F_RUN 1
 #define F_END 2
 #define RELEASE (INT_MIN + 0x5e7) /* the EXIT status that ends a worker's step */
+#define WINDOW 1e-3               /* seconds of host steps between idle decisions */
+#define GAP_MAX 1024             /* at most steps in a window (see the README's limits) */
 
 typedef struct serve_state {
   MPI_Comm comm;     /* MPI_COMM_NULL: one rank, no broadcast */
   MPI_Request req;
-  int flag;          /* the broadcast word */
+  int word[2];       /* the broadcast: the flags of the next decision step, the gap after it */
   int started;       /* req is in flight */
   int ended;
+  long left;         /* steps until the next decision step (0: this one) */
+  int gap;           /* steps from the last decision step to the next */
+  double t_last;     /* rank 0: when the last decision step was */
   int eof;           /* rank 0: stdin has ended */
   char *buf;         /* rank 0: text read and not yet run */
   size_t len, cap;
   size_t scan;       /* buf[0..scan) holds no complete chunk */
 } serve_state;
 
-static const char SERVE_KEY[] = "mplua.serve";
+static const char SERVE_KEY = 0; /* its address keys the state in the registry */
 
 static int serve_gc(lua_State *L) {
   serve_state *ss = lua_touserdata(L, 1);
@@ -59,12 +77,17 @@ static int serve_gc(lua_State *L) {
   return 0;
 }
 
+static serve_state *find_serve(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &SERVE_KEY);
+  serve_state *ss = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return ss;
+}
+
 /* The state of the steps, made at the first (pushes nothing); NULL when MPI
 ** fails (message on stderr). */
 static serve_state *get_serve(lua_State *L, mpb_state *st) {
-  lua_getfield(L, LUA_REGISTRYINDEX, SERVE_KEY);
-  serve_state *ss = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  serve_state *ss = find_serve(L);
   if (ss) return ss;
   ss = lua_newuserdatauv(L, sizeof *ss, 0);
   memset(ss, 0, sizeof *ss);
@@ -74,7 +97,9 @@ static serve_state *get_serve(lua_State *L, mpb_state *st) {
   lua_pushcfunction(L, serve_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, SERVE_KEY);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &SERVE_KEY);
+  ss->gap = 1; /* the first call is a decision step (nothing to do), the next one too */
+  ss->t_last = mpb_now();
   if (st->use_mpi && st->size > 1 && MPI_Comm_dup(st->base, &ss->comm) != MPI_SUCCESS) {
     fprintf(stderr, "mplua_serve: [rank %d] cannot duplicate the communicator\n", st->rank);
     ss->ended = 1;
@@ -165,7 +190,21 @@ static void run_chunks(lua_State *L, serve_state *ss) {
   ss->scan = pos;
 }
 
-/* 1: the session has ended, 0: go on, -1: MPI failed. */
+/* The gap after the next decision step (next_flag is its decision; ran: a
+** command ran at this one): 1 while commands come, else doubling up to
+** about WINDOW seconds of steps at the pace measured since the last one. */
+static int next_gap(serve_state *ss, int ran, int next_flag, double timeout) {
+  double now = mpb_now(), per = (now - ss->t_last) / ss->gap;
+  int old = ss->word[1] > 0 ? ss->word[1] : 1; /* the gap announced last time */
+  ss->t_last = now;
+  if (ran || next_flag || timeout > 0) return 1;
+  double fit = per > 0 ? WINDOW / per : GAP_MAX;
+  int g = old < GAP_MAX / 2 ? 2 * old : GAP_MAX;
+  if (fit < g) g = fit < 1 ? 1 : (int)fit;
+  return g;
+}
+
+/* 1: the session has ended, 0: go on, -1: MPI failed. Sets the next word. */
 static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, double timeout) {
   if (f & F_RUN) {
     run_chunks(L, ss);
@@ -178,32 +217,38 @@ static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, doub
   if (f & F_END) return 1;
   read_input(ss, timeout);
   int more = memchr(ss->buf + ss->scan, '\n', ss->len - ss->scan) != NULL;
-  ss->flag = more || (ss->eof && ss->len > 0) ? F_RUN : ss->eof ? F_END : 0;
+  int flag = more || (ss->eof && ss->len > 0) ? F_RUN : ss->eof ? F_END : 0;
+  ss->word[1] = next_gap(ss, f & F_RUN, flag, timeout);
+  ss->word[0] = flag;
   return 0;
 }
 
 int host_served(lua_State *L) {
-  int t = lua_getfield(L, LUA_REGISTRYINDEX, SERVE_KEY);
-  lua_pop(L, 1);
-  return t != LUA_TNIL;
+  return find_serve(L) != NULL;
 }
 
 /* ----------------------------------------------------------- the step */
 int mplua_serve(lua_State *L, double timeout) {
+  serve_state *ss = find_serve(L);
+  if (ss && ss->left > 0 && !ss->ended) { /* between decision steps */
+    ss->left--;
+    return 0;
+  }
   mpb_state *st = mpb_get(L);
-  serve_state *ss = get_serve(L, st);
-  if (!ss) return -1;
+  if (!ss && !(ss = get_serve(L, st))) return -1;
   if (ss->ended) return 1;
-  int f = 0;
-  if (ss->comm == MPI_COMM_NULL) {
-    f = ss->flag; /* one rank: the word it set last step */
-  } else if (ss->started) {
+  int f = 0, first = !ss->started && ss->word[1] == 0;
+  if (ss->comm != MPI_COMM_NULL && ss->started) {
     ss->started = 0;
     if (MPI_Wait(&ss->req, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
       ss->ended = 1;
       return -1;
     }
-    f = ss->flag;
+  }
+  if (!first) { /* the word rank 0 set at the last decision step */
+    f = ss->word[0];
+    ss->gap = ss->word[1];
+    ss->left = ss->gap - 1;
   }
   if (st->rank == 0) {
     int r = leader_step(L, st, ss, f, timeout);
@@ -226,7 +271,7 @@ int mplua_serve(lua_State *L, double timeout) {
     }
   }
   if (ss->comm != MPI_COMM_NULL) {
-    if (MPI_Ibcast(&ss->flag, 1, MPI_INT, 0, ss->comm, &ss->req) != MPI_SUCCESS) {
+    if (MPI_Ibcast(ss->word, 2, MPI_INT, 0, ss->comm, &ss->req) != MPI_SUCCESS) {
       ss->ended = 1;
       return -1;
     }

@@ -4,9 +4,12 @@
 ** rank 0's stdin steers the running code (see the README's session):
 **
 **   mpicc heat_host.c $(pkg-config --cflags --libs mplua) -o heat_host
-**   mpiexec -n 4 ./heat_host [nx ny]
+**   mpiexec -n 4 ./heat_host [nx ny [steps [alpha]]]
 **
-** The grid (nx columns, ny rows; the top edge held at 100, the others at 0)
+** With steps, it stops after that many iterations (stdin may end before:
+** then it goes on without the prompt) and prints the field's max, middle
+** cell and sum as scripts/examples/heat_lua.lua does (the same solver stepped
+** from Lua, same numbers). The grid (nx columns, ny rows; the top edge held at 100, the others at 0)
 ** is split by rows over the ranks. Each rank lends its rows to Lua as the
 ** global `T`, an nx x nloc mp.Array viewing the solver's own memory (no
 ** copy). The parameters live in the Lua table `heat` on every rank (alpha,
@@ -68,12 +71,38 @@ static void set_int(lua_State *L, const char *k, long long v) {
   lua_pop(L, 1);
 }
 
+/* The max, the middle cell (global row ny/2, column nx/2) and the sum of the
+** ranks' sums in rank order: heat_lua.lua's line. */
+static void print_stats(const double *T, int nx, int ny, int nloc, int row0, int rank, int size,
+                        long long step) {
+  double mx = 0, sum = 0, v = -1, all[2];
+  for (size_t c = (size_t)nx; c < (size_t)nx * (size_t)(nloc + 1); c++) {
+    if (T[c] > mx) mx = T[c];
+    sum += T[c];
+  }
+  int r = ny / 2 - row0;
+  if (r >= 0 && r < nloc) v = T[(size_t)(r + 1) * nx + nx / 2];
+  double mine[2] = {mx, v};
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double *sums = malloc(sizeof *sums * (size_t)size);
+  if (!sums) MPI_Abort(MPI_COMM_WORLD, 1);
+  MPI_Gather(&sum, 1, MPI_DOUBLE, sums, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double s = 0;
+    for (int i = 0; i < size; i++) s += sums[i];
+    printf("heat %dx%d after %lld steps: max %.17g mid %.17g sum %.17g\n", nx, ny, step, all[0],
+           all[1], s);
+  }
+  free(sums);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int nx = argc > 1 ? atoi(argv[1]) : 64, ny = argc > 2 ? atoi(argv[2]) : 64;
+  long long steps = argc > 3 ? atoll(argv[3]) : -1; /* -1: until stopped */
   if (nx < 3 || ny < size) {
     if (rank == 0) fprintf(stderr, "heat_host: need nx >= 3 and ny >= ranks\n");
     MPI_Finalize();
@@ -100,13 +129,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "heat_host: %s\n", lua_tostring(L, -1));
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
+  if (argc > 4) { /* the starting alpha */
+    lua_getglobal(L, "heat");
+    lua_pushnumber(L, atof(argv[4]));
+    lua_setfield(L, -2, "alpha");
+    lua_pop(L, 1);
+  }
   set_int(L, "nx", nx), set_int(L, "ny", ny), set_int(L, "nloc", nloc), set_int(L, "row0", row0);
   int64_t dims[2] = {nx, nloc};
   mplua_array(L, "T", T + nx, MPLUA_F64, 2, dims); /* the interior rows, lent */
 
   long long step = 0;
+  int serving = 1;
   for (;;) {
-    if (get_bool(L, "stop")) break;
+    if (get_bool(L, "stop") || step == steps) break;
     int paused = get_bool(L, "paused");
     if (!paused) {
       double alpha = get_num(L, "alpha");
@@ -124,8 +160,12 @@ int main(int argc, char **argv) {
       set_int(L, "step", ++step);
     }
     /* the prompt: one step; waits a little for input only while paused */
-    if (mplua_serve(L, paused ? 0.05 : 0) != 0) break;
+    if (serving && mplua_serve(L, paused ? 0.05 : 0) != 0) {
+      if (steps < 0) break;
+      serving = 0; /* input ended: a run of fixed length goes on */
+    }
   }
+  if (steps >= 0) print_stats(T, nx, ny, nloc, row0, rank, size, step);
   if (rank == 0) printf("heat_host: stopped after %lld steps\n", step);
   mplua_close(L, 0);
   free(T), free(Tn);
