@@ -190,6 +190,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     return luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot start a task inside a task", fname,
                       st->rank, st->size);
   int base = lua_gettop(L) - n;
+  mpb_wire_names_check(L); /* modules loaded since the last task are sent by name */
   struct mpb_wbuf *b = mpb_encode_msg(L, base + 1, n, fname, 0, 0);
   char *body = b->data;
   size_t len = b->len + b->extlen;
@@ -288,6 +289,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   u->src = m->src;
   mpb_msg_free(m);
   int top = lua_gettop(L);
+  mpb_wire_names_check(L);
   lua_pushcfunction(L, task_msgh);
   lua_pushcfunction(L, task_main);
   mpb_msg_hold(L, u);

@@ -93,4 +93,9 @@ void mpb_wbuf_reset(lua_State *L, mpb_wbuf *b, int bidx);
 ** flattened logical message (len + extlen bytes, one copy); otherwise the
 ** inline bytes themselves (no copy). NULL when out of memory (b unchanged). */
 
+/* Drop the cache of names under which C functions and module tables are
+** sent if modules were loaded since it was built (tasks call it as they
+** start: it costs a walk over package.loaded). */
+void mpb_wire_names_check(lua_State *L);
+
 #endif

@@ -219,6 +219,18 @@ static int dec_cfunc(Dec *d, size_t at) {
   return 0;
 }
 
+static int dec_module(Dec *d, size_t at) {
+  uint64_t len = 0;
+  if (getvarint(d, &len, "module name", at)) return -1;
+  if (len > left(d)) return truncated(d, "module name", at);
+  const char *name = (const char *)d->p;
+  d->p += len;
+  if (!mpbw_module_resolve(d->L, name, (size_t)len))
+    return bad(d, "module '%.*s' (sent by name) is not loaded here: require it on every rank, "
+               "at byte %zu", (int)(len > 60 ? 60 : len), name, at);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- arrays */
 
 static int dec_array(Dec *d, size_t at) {
@@ -306,6 +318,7 @@ static int decode(Dec *d) {
     case T_GLOBALS: lua_pushglobaltable(L); return 0;
     case T_LFUNC: return dec_lfunc(d, at);
     case T_CFUNC: return dec_cfunc(d, at);
+    case T_MODULE: return dec_module(d, at);
     case T_ARRAY: return dec_array(d, at);
     default: return bad(d, "bad tag 0x%02x at byte %zu", t, at);
   }

@@ -33,6 +33,7 @@ typedef struct Enc {
   lua_Integer nextid;
   size_t base;         /* logical offset of the body (array alignment) */
   const void *G;       /* the sender's globals, looked up on first table */
+  int names;           /* stack slot: the name cache (wire_names.c), from the first table */
   int depth;
   int valno;           /* 1-based number of the top-level value */
   int rebuilt;         /* the C function name cache was refreshed */
@@ -200,8 +201,19 @@ static int enc_table(Enc *e, int idx) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
     e->G = lua_topointer(L, -1);
     lua_pop(L, 1);
+    mpbw_names(L);
+    lua_replace(L, e->names);
   }
   if (lua_topointer(L, idx) == e->G) return putbyte(e, T_GLOBALS);
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, e->names) == LUA_TSTRING) { /* a module: by name */
+    size_t len;
+    const char *name = lua_tolstring(L, -1, &len);
+    int r = put_tagvar(e, T_MODULE, len) || put(e, name, len);
+    lua_pop(L, 1);
+    return r ? -1 : 0;
+  }
+  lua_pop(L, 1);
   int r = seen(e, idx);
   if (r != 0) return r < 0 ? -1 : 0;
   if (enter(e)) return -1;
@@ -425,11 +437,14 @@ int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, char 
   /* the id table's slot is only needed when there may be shared objects */
   int top = lua_gettop(L);
   e.refs = 0;
+  e.names = 0;
   for (int i = 0; i < n && !e.refs; i++) {
     int t = lua_type(L, first + i);
     if (t == LUA_TTABLE || t == LUA_TFUNCTION || t == LUA_TUSERDATA) {
       lua_pushnil(L);
+      lua_pushnil(L);
       e.refs = top + 1;
+      e.names = top + 2;
     }
   }
   if (put_tagvar(&e, MPB_WIRE_FORMAT, (uint64_t)(n < 0 ? 0 : n))) goto bad;

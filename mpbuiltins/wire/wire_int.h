@@ -28,12 +28,13 @@ enum {
   T_CFUNC = 0x0B,    /* varint length, name ("print", "math.sin", "mp.send") */
   T_ARRAY = 0x0C,    /* u8 dtype, u8 ndim, ndim varint dims, pad to 8, elements */
   T_UPJOIN = 0x0D,   /* upvalue slot only: varint function id, u8 upvalue index */
+  T_MODULE = 0x0E,   /* varint length, name: the table package.loaded[name] */
   T_SHORTSTR = 0x40, /* 0x40..0x5F: string of length tag - 0x40 (0..31), bytes */
   T_SMALLINT = 0x80  /* 0x80..0xFF: integer tag - 0x80 (0..127) */
 };
 #define SHORTSTR_MAX 31
 
-/* Registry key of the C function -> name cache (wire_names.c). */
+/* Registry key of the C function / module table -> name cache (wire_names.c). */
 #define MPBW_CNAMES "mp.wire.cnames"
 
 /* Push the name under which the C function at idx can be sent, or return 0
@@ -43,6 +44,11 @@ int mpbw_cfunc_name(lua_State *L, int idx, int rebuild);
 /* Push the C function named name[0..len) on this rank, or return 0 (nothing
 ** pushed) if there is no such C function here. */
 int mpbw_cfunc_resolve(lua_State *L, const char *name, size_t len);
+/* Push the name cache (built if there is none yet). */
+void mpbw_names(lua_State *L);
+/* Push the module table named name[0..len) on this rank (package.loaded,
+** else a global of that name), or return 0 (nothing pushed). */
+int mpbw_module_resolve(lua_State *L, const char *name, size_t len);
 
 /* Record `len` external bytes at ptr (the elements of the array at absolute
 ** index aidx) at the current end of b, anchoring the array in the user value

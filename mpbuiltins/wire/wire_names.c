@@ -9,6 +9,16 @@
 ** Names: "print" (a global), "math.sin" (field of package.loaded.math or of
 ** the global table math), "socket.core.connect" (the module part is all
 ** before the last dot).
+**
+** Module tables travel by name too: a table that is package.loaded[name]
+** when the cache is built (the standard libraries, mp, ad, what was required
+** by then) arrives as the receiver's package.loaded[name]. So a task that
+** captured `local mp = require "mp"` (stock Lua's idiom) or `local m = math`
+** gets the receiving rank's module, not a copy. Tasks call
+** mpb_wire_names_check as they start, which drops the cache when modules
+** were loaded since it was built; within a task, a module loaded after the
+** cache was built is sent by value until then (or until a C function
+** without a known name refreshes the cache).
 */
 #include "lauxlib.h"
 #include "wire/wire_int.h"
@@ -35,17 +45,58 @@ static void add_fields(lua_State *L, int cache, int tidx, const char *prefix) {
 }
 
 /* Add the C functions of every table field of the table at tidx, the field
-** name being the prefix ("math" -> "math.sin"). */
-static void add_modules(lua_State *L, int cache, int tidx) {
+** name being the prefix ("math" -> "math.sin"); with tables set (tidx is
+** package.loaded), the tables themselves too, but the globals (sent as
+** such). */
+static void add_modules(lua_State *L, int cache, int tidx, int tables) {
   lua_pushnil(L);
   while (lua_next(L, tidx)) {
     if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE) {
       /* the key may not be converted in place: lua_next needs it */
       const char *prefix = lua_tostring(L, -2);
       add_fields(L, cache, lua_gettop(L), prefix);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+      int isg = lua_rawequal(L, -1, -2);
+      lua_pop(L, 1);
+      if (tables && !isg) {
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, cache) == LUA_TNIL) {
+          lua_pushvalue(L, -2);
+          lua_pushvalue(L, -4);
+          lua_rawset(L, cache);
+        }
+        lua_pop(L, 1);
+      }
     }
     lua_pop(L, 1);
   }
+}
+
+#define NLOADED_KEY "#loaded" /* in the cache: package.loaded's size when built */
+
+static lua_Integer nloaded(lua_State *L) {
+  lua_Integer n = 0;
+  if (lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE) {
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_pop(L, 1);
+      n++;
+    }
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+void mpb_wire_names_check(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPBW_CNAMES) == LUA_TTABLE) {
+    lua_getfield(L, -1, NLOADED_KEY);
+    if (lua_tointeger(L, -1) != nloaded(L)) {
+      lua_pushnil(L);
+      lua_setfield(L, LUA_REGISTRYINDEX, MPBW_CNAMES);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 static void build_cache(lua_State *L) {
@@ -60,11 +111,21 @@ static void build_cache(lua_State *L) {
   int g = lua_gettop(L);
   add_fields(L, cache, g, NULL);
   if (lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE) == LUA_TTABLE)
-    add_modules(L, cache, lua_gettop(L));
+    add_modules(L, cache, lua_gettop(L), 1);
   lua_pop(L, 1);
-  add_modules(L, cache, g);
+  add_modules(L, cache, g, 0);
   lua_pop(L, 1);
+  lua_pushinteger(L, nloaded(L));
+  lua_setfield(L, cache, NLOADED_KEY);
   lua_setfield(L, LUA_REGISTRYINDEX, MPBW_CNAMES);
+}
+
+void mpbw_names(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPBW_CNAMES) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    build_cache(L);
+    lua_getfield(L, LUA_REGISTRYINDEX, MPBW_CNAMES);
+  }
 }
 
 int mpbw_cfunc_name(lua_State *L, int idx, int rebuild) {
@@ -110,6 +171,22 @@ int mpbw_cfunc_resolve(lua_State *L, const char *name, size_t len) {
     rawfield(L, lua_gettop(L), name + dot, len - dot);
   }
   if (!lua_iscfunction(L, -1)) {
+    lua_settop(L, top);
+    return 0;
+  }
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+  return 1;
+}
+
+int mpbw_module_resolve(lua_State *L, const char *name, size_t len) {
+  int top = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (rawfield(L, top + 1, name, len) != LUA_TTABLE) {
+    lua_pushglobaltable(L);
+    rawfield(L, lua_gettop(L), name, len);
+  }
+  if (lua_type(L, -1) != LUA_TTABLE) {
     lua_settop(L, top);
     return 0;
   }

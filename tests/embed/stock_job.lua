@@ -1,8 +1,9 @@
 -- Run by a stock lua5.4 with mp.so on LUA_CPATH (tests/sh/embed_lua.sh):
--- mplua's model in stock Lua through the mp.serve() idiom. `require "mp"`
--- sets the global mp, as lua5.4 -l mp does: functions sent to other ranks
--- reach mp as a global (an upvalue `local mp` would be a table to copy).
-require "mp"
+-- mplua's model in stock Lua through the mp.serve() idiom, written the way
+-- Lua code is: `local mp = require "mp"`. Functions sent to other ranks
+-- capture that local; module tables travel by name, so each rank's task
+-- gets its own mp.
+local mp = require "mp"
 if mp.rank > 0 then return mp.serve() end
 local n = mp.size
 -- point to point around a ring

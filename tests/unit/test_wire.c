@@ -460,3 +460,49 @@ Test(wire, unknown_cfunction_on_receiver) {
   lua_close(S);
   lua_close(R);
 }
+
+/* Encode what `sender` returns in one state; in a fresh one run `setup`,
+** then decode (the receiving rank, its modules loaded) and run `receiver`
+** with the values as `...`; or, with want_err, expect that error. */
+static void xcheck_setup(const char *sender, const char *setup, const char *receiver,
+                         const char *want_err) {
+  lua_State *S = newstate(), *R = newstate();
+  int top = lua_gettop(S);
+  if (luaL_loadstring(S, sender) || lua_pcall(S, 0, LUA_MULTRET, 0))
+    cr_assert_fail("sender: %s", lua_tostring(S, -1));
+  int n = lua_gettop(S) - top;
+  char err[256];
+  mpb_wbuf *b = mpb_wbuf_push(S);
+  cr_assert_eq(mpb_wire_encode(S, top + 1, n, b, -1, err, sizeof err), 0, "%s", err);
+  if (luaL_dostring(R, setup)) cr_assert_fail("setup: %s", lua_tostring(R, -1));
+  int rtop = lua_gettop(R);
+  if (luaL_loadstring(R, receiver)) cr_assert_fail("receiver: %s", lua_tostring(R, -1));
+  int m = mpb_wire_decode(R, b->data, b->len, 0, err, sizeof err);
+  if (want_err) {
+    cr_assert_eq(m, -1);
+    cr_assert_eq(lua_gettop(R), rtop + 1, "the stack is left as it was");
+    cr_assert(strstr(err, want_err) != NULL, "%s", err);
+  } else {
+    cr_assert_eq(m, n, "decode: %s", err);
+    if (lua_pcall(R, m, 0, 0)) cr_assert_fail("receiver: %s", lua_tostring(R, -1));
+  }
+  lua_close(S);
+  lua_close(R);
+}
+
+/* Module tables (package.loaded's) travel by name: the receiver gets its own,
+** shared references stay one table, and a module the receiver has not
+** loaded is an error naming it. */
+Test(wire, modules_by_name) {
+  const char *sender =
+      "local mine = {f = function() return 'sender' end}\n"
+      "package.loaded['my.mod'] = mine\n"
+      "return math, {m = math, again = math, s = string}, mine, function() return mine.f() end\n";
+  xcheck_setup(sender, "package.loaded['my.mod'] = {f = function() return 'receiver' end}",
+               "local m, t, mine, f = ...\n"
+               "assert(rawequal(m, math) and rawequal(t.m, math) and rawequal(t.again, math))\n"
+               "assert(rawequal(t.s, string))\n"
+               "assert(rawequal(mine, package.loaded['my.mod']) and f() == 'receiver')\n",
+               NULL);
+  xcheck_setup(sender, "", "", "module 'my.mod' (sent by name) is not loaded here");
+}

@@ -1,0 +1,44 @@
+-- ranks: 1 2 3
+-- Module tables travel by name: a task or a message holding a table that is
+-- package.loaded[name] on the sender gets the receiving rank's own module
+-- (stock Lua's `local mp = require "mp"` captured by a task, `local m =
+-- math`, `ad`, a module required on every rank later), and a module loaded
+-- on the sender only is a clear error on the receiver, not a silent copy.
+local M, A, m, s = mp, ad, math, string
+local n = mp.size
+
+-- upvalues
+local got = mp.exec(function()
+  local ok = rawequal(M, mp) and rawequal(A, ad) and rawequal(m, math) and rawequal(s, string)
+  return M.handin(ok and 1 or 0)
+end)
+assert(got == n, "modules captured as upvalues arrive as the receiver's own: " .. got)
+
+-- inside messages, nested, with a shared reference
+got = mp.exec(function()
+  local t = mp.bcast(mp.rank == 0 and {lib = math, again = math, m = mp, {ad}} or nil)
+  local ok = rawequal(t.lib, math) and rawequal(t.again, math) and rawequal(t.m, mp)
+             and rawequal(t[1][1], ad)
+  return mp.handin(ok and 1 or 0)
+end)
+assert(got == n, "modules inside a message: " .. got)
+
+-- a module loaded on every rank after start: by name, each rank's own
+mp.exec(function()
+  package.loaded["my.mod"] = {who = function() return mp.rank end}
+end)
+local mod = package.loaded["my.mod"]
+got = mp.exec(function() return mp.handin(mod.who()) end)
+assert(got == n * (n - 1) // 2, "each rank calls its own module: " .. got)
+
+-- loaded on rank 0 only: the receivers cannot resolve it
+package.loaded.only_here = {x = 1}
+local only = package.loaded.only_here
+if n > 1 then
+  local ok, err = pcall(mp.exec, function() return mp.handin(only.x) end)
+  assert(not ok and tostring(err):find("module 'only_here' (sent by name) is not loaded here",
+                                       1, true), tostring(err))
+end
+-- the job goes on
+assert(mp.exec(function() return mp.handin(1) end) == n)
+print("wire_modules ok")
