@@ -33,8 +33,9 @@
 **               function, restored with lua_upvaluejoin
 **   0x0B CFUNC  C function by name: varint length, name ("print",
 **               "math.sin", "mp.send"); resolved on the receiving rank
-**   0x0E MODULE a table that is package.loaded[name] on the sender (when the
-**               name cache was built: wire_names.c): varint length, name;
+**   0x0E MODULE a C module: a table that is package.loaded[name] and holds C
+**               functions on the sender (when the name cache was built:
+**               wire_names.c): varint length, name;
 **               decodes to the receiving rank's package.loaded[name]
 **   0x0C ARRAY  typed array: u8 dtype (0 f64, 1 f32, 2 i64, 3 i32, 4 u8),
 **               u8 ndim (1..8), ndim varint dims, then 0..7 zero bytes so that

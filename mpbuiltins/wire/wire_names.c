@@ -10,11 +10,13 @@
 ** the global table math), "socket.core.connect" (the module part is all
 ** before the last dot).
 **
-** Module tables travel by name too: a table that is package.loaded[name]
-** when the cache is built (the standard libraries, mp, ad, what was required
-** by then) arrives as the receiver's package.loaded[name]. So a task that
-** captured `local mp = require "mp"` (stock Lua's idiom) or `local m = math`
-** gets the receiving rank's module, not a copy. Tasks call
+** C modules travel by name too: a table that is package.loaded[name] and
+** holds C functions when the cache is built (the standard libraries, mp, ad,
+** C modules required by then) arrives as the receiver's
+** package.loaded[name]. So a task that captured `local mp = require "mp"`
+** (stock Lua's idiom) or `local m = math` gets the receiving rank's module,
+** not a copy. Modules written in Lua are copied, as any table: rank 0 may
+** have required one the others never loaded (the Lua library does). Tasks call
 ** mpb_wire_names_check as they start, which drops the cache when modules
 ** were loaded since it was built; within a task, a module loaded after the
 ** cache was built is sent by value until then (or until a C function
@@ -24,11 +26,14 @@
 #include "wire/wire_int.h"
 
 /* Add table[k] = prefix.k for every C function field of the table at tidx
-** that has no name yet (first name wins: globals, then modules). */
-static void add_fields(lua_State *L, int cache, int tidx, const char *prefix) {
+** that has no name yet (first name wins: globals, then modules). Returns
+** how many C function fields it has. */
+static int add_fields(lua_State *L, int cache, int tidx, const char *prefix) {
+  int ncf = 0;
   lua_pushnil(L);
   while (lua_next(L, tidx)) {
     if (lua_type(L, -2) == LUA_TSTRING && lua_iscfunction(L, -1)) {
+      ncf++;
       lua_pushvalue(L, -1);
       if (lua_rawget(L, cache) == LUA_TNIL) {
         lua_pushvalue(L, -2);
@@ -42,23 +47,24 @@ static void add_fields(lua_State *L, int cache, int tidx, const char *prefix) {
     }
     lua_pop(L, 1);
   }
+  return ncf;
 }
 
 /* Add the C functions of every table field of the table at tidx, the field
 ** name being the prefix ("math" -> "math.sin"); with tables set (tidx is
-** package.loaded), the tables themselves too, but the globals (sent as
-** such). */
+** package.loaded), the C modules themselves too (tables holding C
+** functions), but the globals (sent as such). */
 static void add_modules(lua_State *L, int cache, int tidx, int tables) {
   lua_pushnil(L);
   while (lua_next(L, tidx)) {
     if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TTABLE) {
       /* the key may not be converted in place: lua_next needs it */
       const char *prefix = lua_tostring(L, -2);
-      add_fields(L, cache, lua_gettop(L), prefix);
+      int ncf = add_fields(L, cache, lua_gettop(L), prefix);
       lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
       int isg = lua_rawequal(L, -1, -2);
       lua_pop(L, 1);
-      if (tables && !isg) {
+      if (tables && ncf > 0 && !isg) {
         lua_pushvalue(L, -1);
         if (lua_rawget(L, cache) == LUA_TNIL) {
           lua_pushvalue(L, -2);

@@ -23,16 +23,24 @@ got = mp.exec(function()
 end)
 assert(got == n, "modules inside a message: " .. got)
 
--- a module loaded on every rank after start: by name, each rank's own
+-- a C module loaded on every rank after start: by name, each rank's own
 mp.exec(function()
-  package.loaded["my.mod"] = {who = function() return mp.rank end}
+  package.loaded["my.cmod"] = {clock = os.clock, id = mp.rank}
 end)
-local mod = package.loaded["my.mod"]
-got = mp.exec(function() return mp.handin(mod.who()) end)
-assert(got == n * (n - 1) // 2, "each rank calls its own module: " .. got)
+local cmod = package.loaded["my.cmod"]
+got = mp.exec(function() return mp.handin(cmod.id) end)
+assert(got == n * (n - 1) // 2, "each rank reads its own module: " .. got)
 
--- loaded on rank 0 only: the receivers cannot resolve it
-package.loaded.only_here = {x = 1}
+-- a Lua module loaded on rank 0 only is copied, functions and all
+package.loaded["my.luamod"] = {twice = function(x) return 2 * x end, k = 5}
+local lmod = package.loaded["my.luamod"]
+got = mp.exec(function()
+  return mp.handin(lmod.twice(lmod.k) + (package.loaded["my.luamod"] and 0 or 1))
+end)
+assert(got == n * 10 + (n - 1), "a Lua module travels by value: " .. got)
+
+-- a C module loaded on rank 0 only: the receivers cannot resolve it
+package.loaded.only_here = {x = 1, clock = os.clock}
 local only = package.loaded.only_here
 if n > 1 then
   local ok, err = pcall(mp.exec, function() return mp.handin(only.x) end)

@@ -490,16 +490,20 @@ static void xcheck_setup(const char *sender, const char *setup, const char *rece
   lua_close(R);
 }
 
-/* Module tables (package.loaded's) travel by name: the receiver gets its own,
-** shared references stay one table, and a module the receiver has not
-** loaded is an error naming it. */
+/* C modules (package.loaded's tables holding C functions) travel by name:
+** the receiver gets its own, shared references stay one table, a module the
+** receiver has not loaded is an error naming it; a Lua module is copied. */
 Test(wire, modules_by_name) {
   const char *sender =
-      "local mine = {f = function() return 'sender' end}\n"
+      "local mine = {f = function() return 'sender' end, clock = os.clock}\n"
       "package.loaded['my.mod'] = mine\n"
-      "return math, {m = math, again = math, s = string}, mine, function() return mine.f() end\n";
+      "package.loaded['lua.mod'] = {g = function() return 'copied' end}\n"
+      "local lm = package.loaded['lua.mod']\n"
+      "return math, {m = math, again = math, s = string}, mine, function() return mine.f() end,\n"
+      "       lm\n";
   xcheck_setup(sender, "package.loaded['my.mod'] = {f = function() return 'receiver' end}",
-               "local m, t, mine, f = ...\n"
+               "local m, t, mine, f, lm = ...\n"
+               "assert(package.loaded['lua.mod'] == nil and lm.g() == 'copied')\n"
                "assert(rawequal(m, math) and rawequal(t.m, math) and rawequal(t.again, math))\n"
                "assert(rawequal(t.s, string))\n"
                "assert(rawequal(mine, package.loaded['my.mod']) and f() == 'receiver')\n",
