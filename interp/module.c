@@ -32,15 +32,10 @@
 
 /* mp.serve(): a worker runs rank 0's tasks until rank 0 ends; returns rank
 ** 0's exit status. */
-#define SERVED_KEY "mplua.served" /* registry: rank 0 has ended, its status */
-
 static int serve(lua_State *L) {
   mpb_state *st = mpb_get(L);
   if (st->rank == 0) return luaL_error(L, "mp.serve: rank 0 leads (only workers serve)");
-  if (lua_getfield(L, LUA_REGISTRYINDEX, SERVED_KEY) != LUA_TNIL) return 1; /* it has ended */
   lua_pushinteger(L, mpb_worker_loop(L, st));
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, SERVED_KEY);
   return 1;
 }
 
@@ -56,19 +51,13 @@ int host_open_mp(lua_State *L) {
   return 1;
 }
 
-/* Rank 0's program ends (lua_close): the workers return from mp.serve. A
-** worker whose program ends without having served (`lua5.4 -l mp -e ''`, a
-** script without the mp.serve idiom) serves here until rank 0 ends, so that
-** no rank finalizes MPI with rank 0's tasks or its exit notice unreceived.
-** The sentinel is made after the runtime, so it is finalized first. */
+/* Rank 0's program ends (lua_close): the workers return from mp.serve. The
+** sentinel is made after the runtime, so it is finalized first. */
 static int sentinel_gc(lua_State *L) {
   mpb_state *st = mpb_find(L);
   if (st && st->rank == 0) {
     fflush(stdout);
     mpb_task_exit(st, 0);
-  } else if (st && st->use_mpi) {
-    lua_pushcfunction(L, serve); /* unless it has served already */
-    lua_call(L, 0, 0);
   }
   return 0;
 }

@@ -216,7 +216,7 @@ static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, doub
   }
   if (f & F_END) return 1;
   read_input(ss, timeout);
-  int more = memchr(ss->buf + ss->scan, '\n', ss->len - ss->scan) != NULL;
+  int more = ss->len > ss->scan && memchr(ss->buf + ss->scan, '\n', ss->len - ss->scan);
   int flag = more || (ss->eof && ss->len > 0) ? F_RUN : ss->eof ? F_END : 0;
   ss->word[1] = next_gap(ss, f & F_RUN, flag, timeout);
   ss->word[0] = flag;

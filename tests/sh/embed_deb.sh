@@ -28,6 +28,7 @@ r=$PWD/x/$p
 out=$("$MPIEXEC" -n "$N" "$r/bin/mplua" -e 'print(mp.size, package.searchpath("optim", package.path))') ||
   fail "mplua from the extracted tree"
 [ "$out" = "$N	$r/share/lua/5.4/optim.lua" ] || fail "mplua: '$out'"
+lua_asan "$r/lib/libmplua.so.0"
 out=$(LUA_CPATH="$r/lib/lua/5.4/?.so;;" "$MPIEXEC" -n "$N" lua5.4 -l mp -e '
   if mp.rank > 0 then return mp.serve() end
   print(mp.size, package.searchpath("optim", package.path), mp.exec(function() return mp.allreduce(1, "sum") end))') ||

@@ -10,6 +10,7 @@ build=$(cd "$(dirname "$MPLUA")" && pwd)
 src=$MPLUA_TEST_DIR/..
 fail() { cat err >&2 2>/dev/null; echo "FAIL ($N): $*" >&2; exit 1; }
 export LUA_CPATH="$build/lib/lua/5.4/?.so;;"
+lua_asan "$build/lib/libmplua.so"
 for args in "16 12 50" "33 17 200 0.2"; do
   "$MPIEXEC" -n "$N" "$build/heat_host" $args </dev/null >host 2>err || fail "heat_host $args"
   want=$(grep '^heat ' host) || fail "heat_host $args printed no figures"

@@ -93,3 +93,14 @@ count_lines() {
     exit 1
   fi
 }
+
+# lua_asan LIB: when LIB (a libmplua.so) is built with AddressSanitizer, a
+# stock lua5.4 that loads it needs the sanitizer runtimes preloaded
+# (exported for the rest of the test). Leaks are not checked there: lua5.4
+# and its modules are not ours.
+lua_asan() {
+  if readelf -d "$1" 2>/dev/null | grep -q libasan; then
+    export LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+    export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+  fi
+}
