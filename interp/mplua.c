@@ -150,6 +150,10 @@ static int open_all(lua_State *L) {
     lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
   }
   luaL_openlibs(L);
+  /* as lua.c: Lua 5.4's interpreter collects in generational mode, so a
+  ** program runs under mplua with the collector it has under lua5.4 (and
+  ** received long strings, new objects that die young, are cheap to free) */
+  lua_gc(L, LUA_GCGEN, 0, 0);
   char err[MPB_ERRLEN];
   mpb_opts o = {c->use_mpi, c->comm, 0};
   if (c->out & MPLUA_OUT_SIGNALS) o.out |= MPB_OUT_SIGNALS;
