@@ -52,12 +52,19 @@ int host_open_mp(lua_State *L) {
 }
 
 /* Rank 0's program ends (lua_close): the workers return from mp.serve. The
-** sentinel is made after the runtime, so it is finalized first. */
+** sentinel is made after the runtime, so it is finalized first. A worker
+** whose program ended without mp.serve() waits here for rank 0's exit
+** notice (and passes it on), failing any task meanwhile: the notice would
+** otherwise be left unreceived (UCX warns at exit) and a task would hang. */
 static int sentinel_gc(lua_State *L) {
   mpb_state *st = mpb_find(L);
   if (st && st->rank == 0) {
     fflush(stdout);
     mpb_task_exit(st, 0);
+  } else if (st && st->use_mpi && !st->exit_seen) {
+    fflush(stdout);
+    st->closing = 1;
+    mpb_worker_loop(L, st);
   }
   return 0;
 }

@@ -216,6 +216,8 @@ typedef struct mpb_state {
   int aborting;      /* told to stop the current task */
   int64_t abort_task;/* last task an ABORT was received for (workers) */
   int faulted;       /* this rank raised an error in the current task */
+  int exit_seen;     /* workers: rank 0's exit notice has come */
+  int closing;       /* workers: the program has ended; tasks fail (module.c) */
   int phase;         /* MPB_PHASE_* */
   mpb_waiting waiting;
   char where[192];   /* where this rank was when the abort reached it */
@@ -407,8 +409,11 @@ void mpb_abort_error_init(lua_State *L);
 
 /* -------------------------------------------------------------- wake.c */
 /* Learn the ranks of this host, publish nap flags and a wake-up address.
-** Collective over st->base. Returns 0, or -1 (message in err). */
+** Collective over st->base. Returns 0, or -1 (message in err). Then, after
+** a collective that follows it on every rank, mpb_wake_ready (the host's
+** shared words have been mapped by all: their name can go). */
 int mpb_wake_init(mpb_state *st, char *err, size_t errlen);
+void mpb_wake_ready(mpb_state *st);
 void mpb_wake_close(mpb_state *st);
 /* Sleep up to ns nanoseconds unless woken (a message for us was sent, or a
 ** signal came); ready is checked once more after saying we nap. Returns 1
@@ -420,7 +425,7 @@ void mpb_wake(mpb_state *st, int dst, int ctl);
 int mpb_all_local(const mpb_state *st);
 int mpb_oversubscribed(const mpb_state *st);
 /* Where runtime rank r ran when the runtime started: *host the lowest rank
-** sharing memory with it (MPI_Comm_split_type SHARED: its host), *cpu the
+** on its host (the same boot id and host name), *cpu the
 ** CPU it ran on and *numa that CPU's NUMA node (-1: unknown; without the
 ** runtime's exchange, one process alone: host 0, and only this rank's CPU). */
 void mpb_where(const mpb_state *st, int r, int *host, int *cpu, int *numa);

@@ -250,6 +250,7 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
     if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, st->base) != MPI_SUCCESS) all = 0;
     if (ok && !all) snprintf(err, errlen, "another rank could not start the runtime");
     ok = all;
+    mpb_wake_ready(st);
   }
   if (!ok) return NULL;
   mpb_abort_error_init(L);

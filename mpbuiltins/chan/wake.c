@@ -5,8 +5,9 @@
 ** long, and whoever sends it a message wakes it:
 ** - each rank opens a UDP socket and naps in ppoll() on it; a datagram (or
 **   a signal) ends the nap;
-** - ranks on the same host publish, in a word of node-shared memory, whether
-**   they nap: a message to a napping neighbour is followed by a datagram to
+** - ranks on the same host publish, in a word of host-shared memory (a
+**   POSIX shared memory object, found with no communicator of its own: the
+**   start-up exchange below tells who shares a host), whether they nap: a message to a napping neighbour is followed by a datagram to
 **   127.0.0.1, one to a busy neighbour by nothing (a wake-up costs a busy
 **   rank microseconds);
 ** - ranks on other hosts cannot see that word: every control message to
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,20 +42,29 @@
 
 #define MAXADDR 4
 
+/* What each rank publishes at start (one allgather over the base
+** communicator); the key tells which ranks share a host (host_key). */
+#define KEYLEN 128
 typedef struct {
   int32_t port;                /* network order */
   int32_t naddr;
   uint32_t addr[MAXADDR];      /* IPv4, network order */
-  int32_t host;                /* the lowest rank on its host (mpb_where) */
+  int32_t pid;
   int32_t cpu, numa;           /* where it ran at start, -1: unknown */
-  int32_t spare_;
+  int32_t host;                /* the lowest rank on its host (filled in by each receiver) */
+  char key[KEYLEN];            /* host_key */
 } wake_addr;
 
+/* One nap word per rank of the host, a cache line each (no false sharing). */
+#define WORD 64
+
 struct mpb_wakeup {
-  MPI_Comm node;               /* the ranks of this host */
-  MPI_Win win;
+  char *shm;                   /* the host's nap words, mapped (NULL: one rank here) */
+  size_t shm_len;
+  int own;                     /* my nap word when I am alone on my host */
   int *nap_self;               /* my "napping" word */
   int **nap_of;                /* [size]: a local rank's word, NULL elsewhere */
+  char shm_name[64];           /* unlinked once every rank has mapped it ("": done) */
   int fd;                      /* UDP socket, -1: none */
   wake_addr *peer;             /* [size] */
   int nlocal, all_local, over;
@@ -140,74 +151,123 @@ static int open_socket(mpb_wakeup *w, int32_t *port) {
   return 0;
 }
 
-/* Collective over st->base. Out of memory here ends the job at once: a rank
-** that returned would leave the others in the collectives below. */
+/* Who shares a host, as far as waking goes: the boot id (two machines never
+** share one), the network namespace (the loopback a wake-up goes through),
+** the mount namespace (the /dev/shm of the nap words) and the host name.
+** NUL-padded to KEYLEN. */
+static void host_key(char *key) {
+  memset(key, 0, KEYLEN);
+  size_t n = 0;
+  FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+  if (f) {
+    n = fread(key, 1, 36, f);
+    fclose(f);
+  }
+  static const char *const ns[] = {"/proc/self/ns/net", "/proc/self/ns/mnt"};
+  for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+    char link[40];
+    ssize_t k = readlink(ns[i], link, sizeof link - 1);
+    if (k > 0 && n + (size_t)k + 1 < KEYLEN) {
+      key[n++] = '/';
+      memcpy(key + n, link, (size_t)k);
+      n += (size_t)k;
+    }
+  }
+  key[n++] = '@';
+  if (gethostname(key + n, KEYLEN - 1 - n) != 0) key[n] = 0;
+  key[KEYLEN - 1] = 0;
+}
+
+/* Map the host's nap words: a POSIX shared memory object named after the
+** host's lowest rank (its pid and wake-up port, unique on the host while
+** it lives). Every local rank creates or opens it (a new object is zero:
+** nobody naps) and it is unlinked once all have mapped it (mpb_wake_ready). */
+static int map_words(mpb_state *st, mpb_wakeup *w, int leader, char *err, size_t errlen) {
+  const wake_addr *l = &w->peer[leader];
+  snprintf(w->shm_name, sizeof w->shm_name, "/mplua-%ld-%ld", (long)l->pid,
+           (long)(uint16_t)l->port);
+  w->shm_len = (size_t)w->nlocal * WORD;
+  int fd = shm_open(w->shm_name, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0 && ftruncate(fd, (off_t)w->shm_len) == 0) {
+    void *p = mmap(NULL, w->shm_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) w->shm = p;
+  }
+  int e = errno;
+  if (fd >= 0) close(fd);
+  if (w->shm) return 0;
+  if (st->rank == leader) shm_unlink(w->shm_name);
+  w->shm_name[0] = 0;
+  snprintf(err, errlen, "cannot share memory with the ranks of this host (%s: %s)",
+           "shm_open", strerror(e));
+  return -1;
+}
+
+/* Collective over st->base (one allgather). Out of memory here ends the job
+** at once: a rank that returned would leave the others in the collective. */
 int mpb_wake_init(mpb_state *st, char *err, size_t errlen) {
   mpb_wakeup *w = calloc(1, sizeof *w);
   if (!w) mpb_fatal(st, "out of memory starting the runtime");
   st->wake = w;
   w->fd = -1;
+  w->nap_self = &w->own;
   w->nap_of = calloc((size_t)st->size, sizeof *w->nap_of);
   w->peer = calloc((size_t)st->size, sizeof *w->peer);
   if (!w->nap_of || !w->peer) mpb_fatal(st, "out of memory starting the runtime");
-  int rc = MPI_Comm_split_type(st->base, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &w->node);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(w->node, &w->nlocal);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, w->node, &w->nap_self,
-                                 &w->win);
-  if (rc != MPI_SUCCESS) {
-    w->nap_self = NULL;
-    snprintf(err, errlen, "cannot share memory with the ranks of this host");
-    return -1;
-  }
-  *w->nap_self = 0;
-  int *ranks = malloc(sizeof *ranks * (size_t)w->nlocal);
-  if (!ranks) mpb_fatal(st, "out of memory starting the runtime");
   wake_addr me;
   memset(&me, 0, sizeof me);
-  me.host = -1;
+  me.pid = (int32_t)getpid();
+  host_key(me.key);
   where_now(&me.cpu, &me.numa);
   if (open_socket(w, &me.port) == 0) { /* no socket: naps end by themselves */
     my_addresses(w);
     me.naddr = w->my_n;
     memcpy(me.addr, w->my_addr, sizeof me.addr);
   }
-  rc = MPI_Allgather(&st->rank, 1, MPI_INT, ranks, 1, MPI_INT, w->node);
-  if (rc == MPI_SUCCESS) {
-    me.host = st->rank;
-    for (int i = 0; i < w->nlocal; i++)
-      if (ranks[i] >= 0 && ranks[i] < me.host) me.host = ranks[i];
+  if (MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->peer, (int)sizeof me, MPI_BYTE,
+                    st->base) != MPI_SUCCESS) {
+    snprintf(err, errlen, "cannot exchange wake-up addresses with the other ranks");
+    return -1;
   }
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->peer, (int)sizeof me, MPI_BYTE, st->base);
-  for (int i = 0; rc == MPI_SUCCESS && i < w->nlocal; i++) {
-    MPI_Aint size;
-    int disp;
-    int *p = NULL;
-    rc = MPI_Win_shared_query(w->win, i, &size, &disp, &p);
-    if (rc == MPI_SUCCESS && ranks[i] >= 0 && ranks[i] < st->size) w->nap_of[ranks[i]] = p;
+  /* hosts in rank order: a rank's host is the first rank with its key (the
+  ** keys are compared with the hosts found so far only) */
+  int *hosts = malloc(sizeof *hosts * (size_t)st->size), nhosts = 0;
+  if (!hosts) mpb_fatal(st, "out of memory starting the runtime");
+  for (int r = 0; r < st->size; r++) {
+    wake_addr *p = &w->peer[r];
+    p->key[KEYLEN - 1] = 0;
+    int h = 0;
+    while (h < nhosts && memcmp(w->peer[hosts[h]].key, p->key, KEYLEN) != 0) h++;
+    if (h == nhosts) hosts[nhosts++] = r;
+    p->host = hosts[h];
   }
-  free(ranks);
+  free(hosts);
+  int leader = w->peer[st->rank].host;
+  for (int r = 0; r < st->size; r++) w->nlocal += w->peer[r].host == leader;
+  if (w->nlocal > 1) {
+    if (map_words(st, w, leader, err, errlen) != 0) return -1;
+    for (int r = 0, i = 0; r < st->size; r++)
+      if (w->peer[r].host == leader) w->nap_of[r] = (int *)(void *)(w->shm + (size_t)i++ * WORD);
+    w->nap_self = w->nap_of[st->rank];
+  }
   w->all_local = w->nlocal == st->size;
   w->over = w->nlocal > cores();
   const char *ov = getenv("MPLUA_OVERSUBSCRIBED"); /* a benchmark's switch */
   if (ov && *ov) w->over = atoi(ov) != 0;
-  /* every flag is initialized before anyone reads it */
-  if (rc == MPI_SUCCESS) rc = MPI_Barrier(w->node);
-  if (rc != MPI_SUCCESS) {
-    snprintf(err, errlen, "cannot exchange wake-up addresses with the other ranks");
-    return -1;
-  }
   return 0;
+}
+
+void mpb_wake_ready(mpb_state *st) {
+  mpb_wakeup *w = st->wake;
+  if (!w || !w->shm_name[0]) return;
+  if (w->peer[st->rank].host == st->rank) shm_unlink(w->shm_name);
+  w->shm_name[0] = 0;
 }
 
 void mpb_wake_close(mpb_state *st) {
   mpb_wakeup *w = st->wake;
   if (!w) return;
-  if (w->nap_self) {
-    MPI_Win_free(&w->win);
-    MPI_Comm_free(&w->node);
-  }
+  mpb_wake_ready(st); /* a start that failed half-way */
+  if (w->shm) munmap(w->shm, w->shm_len);
   if (w->fd >= 0) close(w->fd);
   free(w->nap_of);
   free(w->peer);

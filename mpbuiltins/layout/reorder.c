@@ -7,9 +7,9 @@
 **   mp.machine([comm])        where each rank runs: {nodes = {...}, numa =
 **                             {...}, cpus = {...}, nnodes =, size =}, lists
 **                             by rank (0-based ranks, 1-based lists), as the
-**                             runtime learnt at start (MPI_Comm_split_type
-**                             SHARED for nodes, sched_getcpu and /sys for
-**                             NUMA). Local: no communication, any rank.
+**                             runtime learnt at start (wake.c's host key
+**                             for nodes, sched_getcpu and /sys for NUMA).
+**                             Local: no communication, any rank.
 **   mp.reorder(traffic [, opts])  traffic: an mp.Cart (unit bytes to each
 **                             neighbour, or opts.bytes: a number or one per
 **                             axis), an mp.Graph (each edge its weight times

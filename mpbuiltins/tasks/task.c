@@ -274,6 +274,15 @@ static int task_main(lua_State *L) {
   return 0;
 }
 
+/* A worker whose program has ended (stock lua without mp.serve(), waiting
+** for rank 0's exit notice in lua_close) runs no more tasks: each fails,
+** so rank 0 hears why instead of waiting. */
+static int task_closed(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  return luaL_error(L, "mp.exec: rank %d has ended its program without mp.serve(): it "
+                    "runs no tasks", st->rank);
+}
+
 static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   mpb_chdr h;
   memcpy(&h, m->buf, sizeof h);
@@ -289,11 +298,18 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   u->src = m->src;
   mpb_msg_free(m);
   int top = lua_gettop(L);
-  mpb_wire_names_check(L);
   lua_pushcfunction(L, task_msgh);
-  lua_pushcfunction(L, task_main);
-  mpb_msg_hold(L, u);
-  lua_pushinteger(L, h.arg);
+  if (st->closing) { /* no userdata: lua_close would never finalize it */
+    mpb_msg_free(u);
+    lua_pushcfunction(L, task_closed);
+    lua_pushnil(L);
+    lua_pushnil(L);
+  } else {
+    mpb_wire_names_check(L);
+    lua_pushcfunction(L, task_main);
+    mpb_msg_hold(L, u);
+    lua_pushinteger(L, h.arg);
+  }
   st->in_task = 1;
   st->phase = MPB_PHASE_RUN;
   mpb_hook_arm(st, 1);
@@ -346,6 +362,7 @@ int mpb_worker_loop(lua_State *L, mpb_state *st) {
     mpb_chdr h;
     memcpy(&h, m->buf, sizeof h);
     if (h.kind == MPB_CTL_EXIT) {
+      st->exit_seen = 1;
       mpb_msg_free(m);
       send_children(st, MPB_CTL_EXIT, h.arg, 0, NULL, 0);
       return h.arg;

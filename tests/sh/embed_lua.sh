@@ -3,7 +3,8 @@
 # `require "mp"` starts the runtime and the mp.serve() idiom gives mplua's
 # model (p2p, a collective, a fault and its recovery, the Lua library);
 # `lua5.4 -l mp.auto -i` gives lua's prompt on rank 0 with serving workers
-# that end with it; `require "ad"` works without MPI (MPI never started).
+# that end with it; `require "ad"` works without MPI (MPI never started);
+# without the idiom, workers end cleanly and fail the tasks sent to them.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
@@ -20,6 +21,22 @@ cmp -s want out || { diff want out >&2; fail "stock_job output"; }
 printf 'print(mp.size, mp.exec(function() return mp.allreduce(mp.rank, "sum") end))\n' >in
 "$MPIEXEC" -n "$N" lua5.4 -l mp.auto -i <in >out 2>err || fail "mp.auto exit status $?"
 grep -q "^$N	$((N * (N - 1) / 2))\$" out || { cat out >&2; fail "mp.auto session"; }
+
+# Without the idiom every rank runs the whole program. A worker whose
+# program has ended waits in lua_close for rank 0's exit notice and passes it
+# on (left unreceived, UCX warned 'unexpected tag-receive descriptor ... was
+# not matched' at every such exit); a task rank 0 starts meanwhile fails,
+# naming the rank, instead of hanging.
+"$MPIEXEC" -n "$N" lua5.4 -l mp -e '' >out 2>err || fail "-l mp -e '' exit status $?"
+! grep -q "WARN\|not matched" err || fail "-l mp -e '': a warning at exit"
+if [ "$N" -gt 1 ]; then
+  "$MPIEXEC" -n "$N" lua5.4 -l mp -e 'if mp.rank == 0 then
+      local ok, e = pcall(mp.exec, function() return 1 end)
+      print(ok, e:match("rank %d+ has ended its program without mp.serve%(%)") ~= nil)
+    end' >out 2>err || fail "a task for ended workers: exit status $?"
+  [ "$(cat out)" = "false	true" ] || { cat out >&2; fail "a task for ended workers"; }
+  ! grep -q "WARN\|not matched" err || fail "a task for ended workers: a warning at exit"
+fi
 
 # ad alone, no MPI: mp is not loaded and no MPI library call is made
 lua5.4 -e 'local ad = require "ad"

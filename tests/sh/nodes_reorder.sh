@@ -1,6 +1,6 @@
 # ranks: 2 4
 # Across two hosts (see lib/netns.bash), reordering with the real machine:
-# mp.machine() has the nodes MPI_Comm_split_type(SHARED) sees (ranks 0 ..
+# mp.machine() has the two hosts as mpiexec placed the ranks (ranks 0 ..
 # ceil(N/2)-1 on host A, the others on B). Each rank sends 4000 bytes to the
 # rank N/2 away, so under the identity all of it crosses the hosts; traced,
 # the p2p byte matrix goes to mp.reorder (default machine: mp.machine()),
