@@ -21,14 +21,23 @@ workers() {
   return 0
 }
 
-# 1. SIGINT during start-up: 20 runs, the signal sent 0-40 ms after the
-# workers exist (a deliberate race, not a synchronization)
-for k in $(seq 20); do
+# 1. SIGINT during start-up: 20 runs whose workers were signalled, the
+# signal sent 0-40 ms after the workers exist (a deliberate race, not a
+# synchronization). A job may start and end between two looks for its
+# workers (start-up takes a few hundred ms): that run signals nothing and
+# does not count (at most 60 runs).
+signalled=0
+for k in $(seq 60); do
   "$MPIEXEC" -n "$N" "$MPLUA" -e 'print("sum", mp.exec(function() return mp.handin(1) end))' \
     >out 2>err &
   job=$!
   w=""
-  for _ in $(seq 2000); do w=$(workers); [ -n "$w" ] && break; sleep 0.005; done
+  for _ in $(seq 2000); do
+    w=$(workers)
+    [ -n "$w" ] && break
+    kill -0 "$job" 2>/dev/null || break
+    sleep 0.005
+  done
   sleep "0.0$((RANDOM % 5))"
   for p in $w; do kill -INT "$p" 2>/dev/null || true; done
   status=0
@@ -37,7 +46,10 @@ for k in $(seq 20); do
     echo "run $k: status $status" >&2; cat out err >&2
     fail "a SIGINT during start-up killed a worker"
   fi
+  [ -z "$w" ] || signalled=$((signalled + 1))
+  [ "$signalled" -lt 20 ] || break
 done
+[ "$signalled" -ge 20 ] || fail "only $signalled of 60 runs had workers to signal"
 
 # 2. a user's debug hook survives tasks (the poll timer fires every 5 ms)
 cat >hook.lua <<'LUA'
