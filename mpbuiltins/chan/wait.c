@@ -37,16 +37,22 @@ static long nap_cap(const mpb_state *st, int flags) {
   return mpb_all_local(st) ? NAP_LONG_NS : NAP_SHORT_NS;
 }
 
-/* One step of the back-off after a poll that found nothing. t0: when the
-** quiet spell began (0: not yet); nap: the next nap's length. Returns 1
-** when ready became true during a nap. */
+/* The first polls after a quiet spell begins just poll again: no clock
+** read, no call (the spin's latency is the round trip's). A message being
+** received moves only while this rank drives MPI (UCX's single-copy reads
+** run in the receiver's progress calls): it spins then, oversubscribed or
+** not. */
+static inline int spinning(const mpb_state *st, int over, unsigned *spins) {
+  return (!over || st->arrivals) && ++*spins < 64;
+}
+
+/* One step of the back-off after a poll that found nothing and the spin.
+** t0: when the quiet spell began (0: not yet); nap: the next nap's length.
+** Returns 1 when ready became true during a nap. */
 static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int over,
-                    unsigned *spins, double *t0, long *nap) {
-  /* A message being received moves only while this rank drives MPI (UCX's
-  ** single-copy reads run in the receiver's progress calls): no naps then. */
-  if (st->arrivals) flags |= MPB_WAIT_HOT, over = 0;
+                    double *t0, long *nap) {
+  if (st->arrivals) flags |= MPB_WAIT_HOT, over = 0; /* no naps (see spinning) */
   if (!over) {
-    if (++*spins < 64) return 0; /* cheap: no clock read */
     double t = mpb_now();
     if (*t0 == 0) *t0 = t;
     if (t - *t0 < SPIN_SEC) return 0;
@@ -66,11 +72,11 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   double t0 = 0, since = 0;
   long nap = NAP_FIRST_NS;
   unsigned spins = 0;
-  int ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
+  unsigned ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
   int over = mpb_oversubscribed(st) && !(flags & MPB_WAIT_HOT);
   int abortable = !(flags & MPB_WAIT_NOABORT);
   for (unsigned it = 0;; it++) {
-    int ev = mpb_poll_ctl(st, it % ctl_every == 0);
+    int ev = mpb_poll_ctl(st, it % ctl_every == ctl_every - 1);
     if (st->gc_wanted) mpb_arrivals_collect(L, st);
     if (ready(st, ud)) return;
     if (abortable && (st->aborting || mpb_sigint || st->mpi_err[0])) mpb_check_abort(L, st);
@@ -80,7 +86,8 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
     }
     if (!st->use_mpi) luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)",
                                  st->rank, st->size);
-    if (back_off(st, ready, ud, flags, over, &spins, &t0, &nap)) {
+    if (spinning(st, over, &spins)) continue;
+    if (back_off(st, ready, ud, flags, over, &t0, &nap)) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
     } else if (nap > NAP_FIRST_NS && st->on_idle && !(flags & MPB_WAIT_HOT)) {
       double t = mpb_now(); /* napping: a long wait, time to look around */
@@ -141,7 +148,8 @@ int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;
     }
-    back_off(st, ready, ud, MPB_WAIT_CTL, mpb_oversubscribed(st), &spins, &t0, &nap);
+    int over = mpb_oversubscribed(st);
+    if (!spinning(st, over, &spins)) back_off(st, ready, ud, MPB_WAIT_CTL, over, &t0, &nap);
   }
 }
 

@@ -39,7 +39,13 @@ mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname
 
 mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
   mpb_state *st = mpb_get(L);
-  return mpb_coll_on(L, st, mpb_comm_check(L, st, 1, fname), fname, kind);
+  int a;
+  mpb_comm *c = mpb_comm_self(L, st, fname, &a);
+  if (a == 1) { /* mp.X(...): the collectives find the communicator at 1 */
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+  }
+  return mpb_coll_on(L, st, c, fname, kind);
 }
 
 /* ---------------------------------------------------------- signatures */
@@ -244,7 +250,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
 /* comm:bcast(v, root=0) */
 static int c_bcast(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "bcast", MPB_COLL_BCAST);
-  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "bcast");
+  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "bcast");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   mpb_coll_bcast_at(L, &x, 2, x.root);

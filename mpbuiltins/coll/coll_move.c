@@ -9,7 +9,7 @@
 /* comm:gather(v, root=0): at root, {v0, v1, ...} (index rank+1); nil elsewhere. */
 static int c_gather(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "gather", MPB_COLL_GATHER);
-  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "gather");
+  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "gather");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {
@@ -65,7 +65,7 @@ static void check_list(lua_State *L, mpb_coll *x, int idx) {
 /* comm:scatter(t, root=0): rank r gets t[r+1] of root's table. */
 static int c_scatter(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "scatter", MPB_COLL_SCATTER);
-  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, "scatter");
+  x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "scatter");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {

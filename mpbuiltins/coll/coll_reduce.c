@@ -167,7 +167,7 @@ static int reduce0(lua_State *L, mpb_coll *x, int vidx) {
 static int c_reduce(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "reduce", MPB_COLL_REDUCE);
   mpb_coll_op(L, &x, 3, 2);
-  int root = lua_isnoneornil(L, 4) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 4, "reduce");
+  int root = lua_isnoneornil(L, 4) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 4, 3, "reduce");
   x.root = root;
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 3);

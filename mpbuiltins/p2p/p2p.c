@@ -21,13 +21,15 @@ void mpb_check_task(lua_State *L, mpb_state *st, const char *fname) {
 /* comm:send(dst | {dst...}, values...) */
 static int c_send(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  mpb_comm *c = mpb_comm_check(L, st, 1, "send");
-  int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c);
-  lua_Integer nd = mpb_comm_dests(L, st, c, 2, 1, "send");
+  int a;
+  mpb_comm *c = mpb_comm_self(L, st, "send", &a);
+  int n = lua_gettop(L) - a, chan = mpb_comm_user_chan(c);
+  int one;
+  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "send", &one);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
-  struct mpb_wbuf *b = mpb_encode_msg(L, 3, n, "send", 2, sizeof(mpb_uhdr));
+  struct mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
   for (lua_Integer i = 1; i <= nd; i++) {
-    mpb_comm_send(L, st, c, mpb_comm_dest(L, 2, i), chan, b, i == nd, NULL);
+    mpb_comm_send(L, st, c, mpb_comm_dest(L, a, i, one), chan, b, i == nd, NULL);
     st->user_sent++;
   }
   return 0;
@@ -37,10 +39,11 @@ static int c_send(lua_State *L) {
 ** the oldest from anyone, its sender's comm rank first. */
 static int c_recv(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  mpb_comm *c = mpb_comm_check(L, st, 1, "recv");
-  int src = lua_isnoneornil(L, 2) ? -1 : mpb_comm_checkrank(L, st, c, 2, "recv");
+  int a;
+  mpb_comm *c = mpb_comm_self(L, st, "recv", &a);
+  int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "recv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
-  lua_settop(L, 1);
+  lua_settop(L, a - 1); /* a comm:recv keeps its communicator alive */
   mpb_msg *m = mpb_comm_take(L, st, c, mpb_comm_user_chan(c), src, "recv");
   if (src < 0) lua_pushinteger(L, c->of_world[m->src]);
   return mpb_push_msg(L, st, m, "recv") + (src < 0);

@@ -38,28 +38,63 @@ void mpb_comm_index(mpb_state *st, mpb_comm *c);
 ** communicators a rank belongs to share an id. */
 uint32_t mpb_comm_next_id(lua_State *L, mpb_state *st);
 void mpb_comm_used_id(mpb_state *st, uint32_t id);
+/* Raise unless a task runs and nothing (an abort, Ctrl-C, an MPI error)
+** is pending (p2p.c). */
+void mpb_check_task(lua_State *L, mpb_state *st, const char *fname);
 /* The communicator at idx, checked to be usable now ("communicator from an
 ** earlier task" otherwise); fname names the caller in errors. */
 mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname);
 /* Push mp.world. */
 void mpb_comm_pushworld(lua_State *L);
-/* The rank of c at stack slot arg, checked (errors number it arg - 1: the
-** communicator is argument 0 of a method). */
-int mpb_comm_checkrank(lua_State *L, mpb_state *st, const mpb_comm *c, int arg,
-                       const char *fname);
-/* methods[name] = f and mp[name] = f applied to mp.world (mpt: index of the
-** mp table). */
+/* The rank of c at stack slot idx, checked (errors call it argument arg).
+** Inline, as are mpb_comm_self and mpb_comm_dests below: they sit on the
+** path of every small message, and only their errors are out of line. */
+int mpb_comm_badrank(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
+                     const char *fname);
+static inline int mpb_comm_checkrank(lua_State *L, mpb_state *st, const mpb_comm *c, int idx,
+                                     int arg, const char *fname) {
+  int ok;
+  lua_Integer r = lua_tointegerx(L, idx, &ok);
+  if (ok && r >= 0 && r < c->size) return (int)r;
+  return mpb_comm_badrank(L, st, c, idx, arg, fname);
+}
+/* methods[name] = f and mp[name] = f on mp.world (mpt: index of the mp
+** table); f finds its communicator with mpb_comm_self. */
 void mpb_comm_setboth(lua_State *L, int mpt, const char *name, lua_CFunction f);
+/* In a function registered by mpb_comm_setboth: the communicator it runs on
+** (checked, as mpb_comm_check does) and in *a the stack slot of its first
+** argument after the communicator (1 for mp.X(...), 2 for comm:X(...)). */
+static inline mpb_comm *mpb_comm_self(lua_State *L, mpb_state *st, const char *fname, int *a) {
+  mpb_comm *w = lua_touserdata(L, lua_upvalueindex(1));
+  if (w) {
+    if (!st->in_task || st->aborting || mpb_sigint || st->mpi_err[0])
+      mpb_check_task(L, st, fname);
+    *a = 1;
+    return w;
+  }
+  *a = 2;
+  return mpb_comm_check(L, st, 1, fname);
+}
+/* There, where the communicator's userdata is (to keep it alive). */
+static inline int mpb_comm_slot(int a) { return a == 1 ? lua_upvalueindex(1) : 1; }
 /* The channel of send/recv on c. */
 static inline int mpb_comm_user_chan(const mpb_comm *c) {
   return c->id ? MPB_CH_CUSER : MPB_CH_USER;
 }
 /* The destinations of a send at stack slot idx: a rank of c or a list of
-** them, checked (errors name fname and argument arg); returns how many. */
-lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
-                           const char *fname);
+** them, checked (errors name fname and argument arg); returns how many, and
+** in *one the rank when idx holds one (-1: a list). */
+lua_Integer mpb_comm_destlist(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
+                              const char *fname);
+static inline lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, int idx,
+                                         int arg, const char *fname, int *one) {
+  *one = -1;
+  if (lua_istable(L, idx)) return mpb_comm_destlist(L, st, c, idx, arg, fname);
+  *one = mpb_comm_checkrank(L, st, c, idx, arg, fname);
+  return 1;
+}
 /* Destination i (1..count) of those, as a rank of c. */
-int mpb_comm_dest(lua_State *L, int idx, lua_Integer i);
+int mpb_comm_dest(lua_State *L, int idx, lua_Integer i, int one);
 
 /* Send the message in b to comm rank r on chan (last: the buffer may be
 ** taken); ids as mpb_send's. */
@@ -71,9 +106,6 @@ mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int 
 /* Wait (the one wait) for such a message and take it. */
 mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan, int src,
                        const char *fname);
-
-/* -------------------------------------------------------- checks, p2p.c */
-void mpb_check_task(lua_State *L, mpb_state *st, const char *fname);
 
 /* ---------------------------------------------------------------- openers */
 void mpb_open_comm(lua_State *L);    /* mp.world, the mp.Comm metatable */

@@ -199,25 +199,27 @@ static int req_deliver(lua_State *L, mpb_state *st, mpb_req *r, const char *fnam
 /* comm:isend(dst | {dst...}, values...) -> request. */
 static int c_isend(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  mpb_comm *c = mpb_comm_check(L, st, 1, "isend");
-  int n = lua_gettop(L) - 2, chan = mpb_comm_user_chan(c), list = lua_istable(L, 2);
-  lua_Integer nd = mpb_comm_dests(L, st, c, 2, 1, "isend");
+  int a;
+  mpb_comm *c = mpb_comm_self(L, st, "isend", &a);
+  int n = lua_gettop(L) - a, chan = mpb_comm_user_chan(c), list = lua_istable(L, a);
+  int one;
+  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "isend", &one);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
-  mpb_req *q = req_new(L, st, 1);
+  mpb_req *q = req_new(L, st, mpb_comm_slot(a));
   int qidx = lua_gettop(L);
-  mpb_wbuf *b = mpb_encode_msg(L, 3, n, "isend", 2, sizeof(mpb_uhdr));
+  mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "isend", 2, sizeof(mpb_uhdr));
   uint64_t lo = 0, hi = 0;
   for (lua_Integer i = 1; i <= nd; i++) {
     uint64_t ids[2];
-    mpb_comm_send(L, st, c, mpb_comm_dest(L, 2, i), chan, b, i == nd, ids);
+    mpb_comm_send(L, st, c, mpb_comm_dest(L, a, i, one), chan, b, i == nd, ids);
     st->user_sent++;
     if (i == 1) lo = ids[0];
     hi = ids[1];
   }
   q->kind = R_SEND;
-  q->peer = list ? -2 : (int)lua_tointeger(L, 2);
+  q->peer = list ? -2 : (int)lua_tointeger(L, a);
   if (list && nd == 1) { /* the peer of a one-item list */
-    lua_geti(L, 2, 1);
+    lua_geti(L, a, 1);
     q->peer = (int)lua_tointeger(L, -1);
   }
   q->ids[0] = lo;
@@ -230,10 +232,11 @@ static int c_isend(lua_State *L) {
 /* comm:irecv([src]) -> request; its wait returns what comm:recv(src) would. */
 static int c_irecv(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  mpb_comm *c = mpb_comm_check(L, st, 1, "irecv");
-  int src = lua_isnoneornil(L, 2) ? -1 : mpb_comm_checkrank(L, st, c, 2, "irecv");
+  int a;
+  mpb_comm *c = mpb_comm_self(L, st, "irecv", &a);
+  int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "irecv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
-  mpb_req *q = req_new(L, st, 1);
+  mpb_req *q = req_new(L, st, mpb_comm_slot(a));
   q->kind = R_RECV;
   q->peer = src;
   q->chan = mpb_comm_user_chan(c);

@@ -11,23 +11,23 @@ N=${1:?usage: $0 ranks}
 fail() { echo "FAIL ($N): $*" >&2; exit 1; }
 
 # the workers of a job started in the background: pids with PMI_RANK != 0
+# (one pgrep and one grep per look: under load, a look that forks per
+# process took longer than a whole job)
 workers() {
-  local p
-  for p in $(pgrep -f "$MPLUA -e" || true); do
-    if { tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -qE '^PMI_RANK=[1-9]'; then
-      echo "$p"
-    fi
-  done
-  return 0
+  local p f=""
+  for p in $(pgrep -f "$MPLUA -e" || true); do f="$f /proc/$p/environ"; done
+  [ -n "$f" ] || return 0
+  # shellcheck disable=SC2086
+  grep -lzE '^PMI_RANK=[1-9]' $f 2>/dev/null | sed 's|^/proc/||; s|/environ$||' || true
 }
 
 # 1. SIGINT during start-up: 20 runs whose workers were signalled, the
 # signal sent 0-40 ms after the workers exist (a deliberate race, not a
 # synchronization). A job may start and end between two looks for its
 # workers (start-up takes a few hundred ms): that run signals nothing and
-# does not count (at most 60 runs).
+# does not count (at most 150 runs).
 signalled=0
-for k in $(seq 60); do
+for k in $(seq 150); do
   "$MPIEXEC" -n "$N" "$MPLUA" -e 'print("sum", mp.exec(function() return mp.handin(1) end))' \
     >out 2>err &
   job=$!
@@ -49,7 +49,7 @@ for k in $(seq 60); do
   [ -z "$w" ] || signalled=$((signalled + 1))
   [ "$signalled" -lt 20 ] || break
 done
-[ "$signalled" -ge 20 ] || fail "only $signalled of 60 runs had workers to signal"
+[ "$signalled" -ge 20 ] || fail "only $signalled of 150 runs had workers to signal"
 
 # 2. a user's debug hook survives tasks (the poll timer fires every 5 ms)
 cat >hook.lua <<'LUA'
@@ -86,8 +86,15 @@ exec 3<>fifo # keep it open: the read blocks
 pid=$!
 for _ in $(seq 2000); do grep -q ready out && break; sleep 0.005; done
 grep -q ready out || fail "--nompi did not start"
+# SIGINT caught by pid (bit 2 of SigCgt in /proc/PID/status)
+catches_int() { [ $((0x$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status") & 2)) != 0 ]; }
+catches_int "$pid" || fail "--nompi does not catch SIGINT"
 kill -INT "$pid"
+# the first SIGINT has been taken once the default action is back (two
+# signals sent back to back would merge into one while pending)
+for _ in $(seq 2000); do catches_int "$pid" 2>/dev/null || break; sleep 0.005; done
 kill -0 "$pid" 2>/dev/null || fail "the first SIGINT ended the process (it should only interrupt)"
+catches_int "$pid" && fail "the first SIGINT did not restore the default action"
 kill -INT "$pid"
 for _ in $(seq 2000); do kill -0 "$pid" 2>/dev/null || break; sleep 0.005; done
 kill -0 "$pid" 2>/dev/null && { kill -9 "$pid"; fail "a second SIGINT did not end a run stuck in a C call"; }
