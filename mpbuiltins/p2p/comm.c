@@ -149,8 +149,7 @@ static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id, mpb_msg **prev) {
   return NULL;
 }
 
-mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
-  if (src >= 0 && !mpb_inbox(st, chan, c->ranks[src])->head) return NULL; /* the spin's case */
+mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
   mpb_queue *bq = NULL;
   mpb_msg *best = NULL, *bprev = NULL;
   int lo = src < 0 ? 0 : src, hi = src < 0 ? c->size - 1 : src;
@@ -171,11 +170,10 @@ mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int 
   return best;
 }
 
-typedef struct { const mpb_comm *c; int chan, src; const mpb_queue *q; } want;
+typedef struct { const mpb_comm *c; int chan, src; } want;
 
 static int have(mpb_state *st, void *ud) {
   want *w = ud;
-  if (w->q && !w->q->head) return 0; /* the spin's case, without a call */
   return mpb_comm_peek(st, w->c, w->chan, w->src, 0) != NULL;
 }
 
@@ -188,7 +186,7 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
   if ((src >= 0 && c->ranks[src] == st->rank) || c->size == 1)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-  want w = {c, chan, src, src >= 0 ? mpb_inbox(st, chan, c->ranks[src]) : NULL};
+  want w = {c, chan, src};
   mpb_waitdesc d = {fname, src >= 0 ? c->ranks[src] : -1, c->id, 0};
   mpb_wait_msg(L, st, have, &w, &d);
   return mpb_comm_peek(st, c, chan, src, 1);

@@ -101,8 +101,14 @@ int mpb_comm_dest(lua_State *L, int idx, lua_Integer i, int one);
 void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
                    struct mpb_wbuf *b, int last, uint64_t ids[2]);
 /* The oldest queued message of c on chan from comm rank src (-1: any), or
-** NULL; taken out of its inbox when take. */
-mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src, int take);
+** NULL; taken out of its inbox when take. Inline for the spin's case (an
+** empty inbox), which a wait for one sender meets on every poll. */
+mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take);
+static inline mpb_msg *mpb_comm_peek(mpb_state *st, const mpb_comm *c, int chan, int src,
+                                     int take) {
+  if (src >= 0 && !mpb_inbox(st, chan, c->ranks[src])->head) return NULL;
+  return mpb_comm_find(st, c, chan, src, take);
+}
 /* Wait (the one wait) for such a message and take it. */
 mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan, int src,
                        const char *fname);
