@@ -3,7 +3,9 @@
 ** nonblocking matched probes and receives what it finds:
 ** - a message of a few KiB is received at once (MPI_Mrecv of a matched,
 **   eager message does not wait for anyone);
-** - a larger one becomes an arrival in flight (MPI_Imrecv);
+** - a larger one is received with MPI_Imrecv, and becomes an arrival in
+**   flight unless it is complete at once (an eager message is: a halo's
+**   columns of 4 KiB took the arrival's detour, a poll or two later);
 ** - the header of a message in parts (chan_int.h) is checked like the wire
 **   decoder checks a body, then receives for every part are posted straight
 **   into place on `bulk` (long strings into blocks Lua can adopt).
@@ -216,12 +218,18 @@ static void receive(mpb_state *st, int ctl, MPI_Message *mm, MPI_Status *s) {
   } else if (cnt > RECV_NOW) {
     m->src = src;
     m->chan = s->MPI_TAG;
-    mpb_arrival *a = new_arrival(st, m, ctl);
-    if (MPI_Imrecv_c(m->buf, cnt, MPI_BYTE, mm, &a->one) != MPI_SUCCESS)
+    MPI_Request r;
+    int done = 0;
+    if (MPI_Imrecv_c(m->buf, cnt, MPI_BYTE, mm, &r) != MPI_SUCCESS ||
+        MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
       mpb_fatal(st, "cannot receive %lld bytes from rank %d", (long long)cnt, src);
-    a->stage = A_HDR;
-    enqueue(st, a);
-    return;
+    if (!done) {
+      mpb_arrival *a = new_arrival(st, m, ctl);
+      a->one = r;
+      a->stage = A_HDR;
+      enqueue(st, a);
+      return;
+    } /* else an eager message, complete at once: on as if received here */
   } else if (MPI_Mrecv_c(m->buf, cnt, MPI_BYTE, mm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
     mpb_fatal(st, "cannot receive %lld bytes from rank %d", (long long)cnt, src);
   }
