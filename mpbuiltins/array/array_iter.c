@@ -133,17 +133,20 @@ int mpb_array_overlap(const mpb_array *a, const mpb_array *b) {
   return MPB_SAME;
 }
 
+/* The strides in locals: read through st, the compiler must reload them
+** after every store (d might alias them), a load and a multiply a step. */
 #define COPY_RUN(T)                                                        \
   do {                                                                     \
     T *d = (T *)p[0];                                                      \
     const T *s = (const T *)p[1];                                          \
-    if (st[0] == 1 && st[1] == 1) {                                        \
+    const int64_t sd = st[0], ss = st[1];                                  \
+    if (sd == 1 && ss == 1) {                                              \
       memmove(d, s, (size_t)n * sizeof(T));                                \
-    } else if (st[1] == 0) {                                               \
+    } else if (ss == 0) {                                                  \
       T v = *s;                                                            \
-      for (int64_t i = 0; i < n; i++) d[i * st[0]] = v;                    \
+      for (int64_t i = 0; i < n; i++, d += sd) *d = v;                     \
     } else {                                                               \
-      for (int64_t i = 0; i < n; i++) d[i * st[0]] = s[i * st[1]];         \
+      for (int64_t i = 0; i < n; i++, d += sd, s += ss) *d = *s;           \
     }                                                                      \
   } while (0)
 
