@@ -116,6 +116,8 @@ static void plan(lua_State *L, hplan *h) {
         slab(shape, nd, k, n + w, w, up, 2 * k, &rv[nr++]);
       }
     }
+    mpb_xchg_sort(sd, ns); /* one message per neighbour */
+    mpb_xchg_sort(rv, nr);
     p->nsend = ns;
     p->nrecv = nr;
     p->nself = nf;

@@ -9,6 +9,7 @@
 ** arrivals wait in the mailbox, where the abort protocol drains them. So a
 ** fault at any point leaks nothing and leaves nothing to deliver late.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "array/array_iter.h"
@@ -42,6 +43,28 @@ const char *mpb_xchg_method(int kind) {
   }
 }
 
+/* ------------------------------------------------------------ messages */
+/* The boxes of a phase that go to (or come from) one peer travel in one
+** message: a run of boxes with that peer (plans list them by peer and tag:
+** mpb_xchg_sort), packed one after the other, tagged with the run's first
+** tag. On a periodic grid two ranks wide, both slabs of a dimension go to
+** the other rank: one message instead of two. Returns the run's end. */
+static int run_end(const mpb_xbox *b, int n, int i) {
+  int j = i + 1;
+  while (j < n && b[j].peer == b[i].peer) j++;
+  return j;
+}
+
+static int cmp_box(const void *x, const void *y) {
+  const mpb_xbox *a = x, *b = y;
+  if (a->peer != b->peer) return a->peer < b->peer ? -1 : 1;
+  return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+void mpb_xchg_sort(mpb_xbox *b, int n) {
+  if (n > 1) qsort(b, (size_t)n, sizeof *b, cmp_box);
+}
+
 /* ---------------------------------------------------------------- stats */
 void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s) {
   memset(s, 0, sizeof *s);
@@ -58,7 +81,7 @@ void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb
       alive += ph[p].recv[i].n * (int64_t)es;
     }
     for (int i = 0; i < ph[p].nself; i++) s->self_bytes += ph[p].self[2 * i].n * (int64_t)es;
-    s->messages += ph[p].nsend;
+    for (int i = 0; i < ph[p].nsend; i = run_end(ph[p].send, ph[p].nsend, i)) s->messages++;
     if (alive > peak) peak = alive;
   }
   s->peak_extra = peak;
@@ -122,37 +145,50 @@ static void copy_box(const mpb_array *src, const mpb_xbox *sb, const mpb_array *
 }
 
 /* ------------------------------------------------------------ phases */
+static size_t run_bytes(const mpb_xbox *b, int i, int j, size_t es) {
+  size_t len = 0;
+  for (int k = i; k < j; k++) len += (size_t)b[k].n * es;
+  return len;
+}
+
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
   size_t es = mpb_dtype_size(q->src.dtype);
-  for (int i = 0; i < p->nsend; i++) {
-    const mpb_xbox *b = &p->send[i];
-    size_t len = (size_t)b->n * es;
-    char *buf = mpb_coll_tagged_new(L, &q->x, b->tag, len);
-    mpb_array v;
-    box_view(&q->src, b, &v);
-    mpb_array_pack(&v, buf + sizeof(mpb_uhdr));
-    mpb_coll_tagged_send(L, &q->x, b->peer, buf, len);
+  for (int i = 0, j; i < p->nsend; i = j) {
+    j = run_end(p->send, p->nsend, i);
+    size_t len = run_bytes(p->send, i, j, es);
+    char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
+    char *at = buf + sizeof(mpb_uhdr);
+    for (int k = i; k < j; k++) {
+      mpb_array v;
+      box_view(&q->src, &p->send[k], &v);
+      mpb_array_pack(&v, at);
+      at += (size_t)p->send[k].n * es;
+    }
+    mpb_coll_tagged_send(L, &q->x, p->send[i].peer, buf, len);
   }
   for (int i = 0; i < p->nself; i++) copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1]);
   memset(q->done, 0, (size_t)p->nrecv);
-  q->left = p->nrecv;
+  q->left = 0;
+  for (int i = 0; i < p->nrecv; i = run_end(p->recv, p->nrecv, i)) q->left++;
   q->seen = 0;
 }
 
 /* Unpack what has arrived; start the next phases while they complete.
-** Returns 1 when the exchange is complete. */
+** Returns 1 when the exchange is complete. done[i] marks the run starting
+** at receive i. */
 static int progress(lua_State *L, mpb_xreq *q) {
   mpb_state *st = q->x.st;
   size_t es = mpb_dtype_size(q->dst.dtype);
   while (q->phase < q->nphase) {
     const mpb_xphase *p = &q->ph[q->phase];
-    for (int i = 0; i < p->nrecv && q->left > 0; i++) {
+    for (int i = 0, j; i < p->nrecv && q->left > 0; i = j) {
+      j = run_end(p->recv, p->nrecv, i);
       if (q->done[i]) continue;
       const mpb_xbox *b = &p->recv[i];
       mpb_msg *m = mpb_coll_tagged_find(st, &q->x, b->peer, b->tag, 1);
       if (!m) continue;
-      size_t want = (size_t)b->n * es;
+      size_t want = run_bytes(p->recv, i, j, es);
       if (m->lost || m->len != sizeof(mpb_uhdr) + want) {
         size_t got = m->len - sizeof(mpb_uhdr);
         int lost = m->lost != 0;
@@ -162,9 +198,13 @@ static int progress(lua_State *L, mpb_xreq *q) {
                          lost ? "a message was lost" : "wrong message size", b->peer,
                          (LUAI_UACINT)got, (LUAI_UACINT)want);
       }
-      mpb_array v;
-      box_view(&q->dst, b, &v);
-      mpb_array_unpack(&v, m->buf + sizeof(mpb_uhdr));
+      const char *at = m->buf + sizeof(mpb_uhdr);
+      for (int k = i; k < j; k++) {
+        mpb_array v;
+        box_view(&q->dst, &p->recv[k], &v);
+        mpb_array_unpack(&v, at);
+        at += (size_t)p->recv[k].n * es;
+      }
       mpb_msg_free(m);
       q->done[i] = 1;
       q->left--;
@@ -182,7 +222,7 @@ static int arrived(mpb_state *st, void *ud) {
   if (st->seq == q->seen) return 0;
   q->seen = st->seq;
   const mpb_xphase *p = &q->ph[q->phase];
-  for (int i = 0; i < p->nrecv; i++)
+  for (int i = 0; i < p->nrecv; i = run_end(p->recv, p->nrecv, i))
     if (!q->done[i] && mpb_coll_tagged_find(st, &q->x, p->recv[i].peer, p->recv[i].tag, 0))
       return 1;
   return 0;

@@ -2,11 +2,11 @@
 ** The exchange of array boxes (xchg.c): the data movement of transposes and
 ** halo exchanges. A plan (made once) is a list of phases; a phase is a list
 ** of boxes to send, to receive and to copy locally, each described against
-** the local array it reads or writes. Applying a phase packs each send box
-** into the message that carries it and sends it at once (so packing the next
-** overlaps the transfer of this one), copies the local boxes view to view,
-** then unpacks each received box as soon as its message is found, in
-** whatever order they arrive. Messages are the tagged collective messages of
+** the local array it reads or writes. Applying a phase packs the send boxes
+** of each peer into the one message that carries them and sends it at once
+** (so packing the next overlaps the transfer of this one), copies the local
+** boxes view to view, then unpacks each message's boxes as soon as it is
+** found, in whatever order messages arrive. Messages are the tagged collective messages of
 ** coll.h: numbered on their communicator, so a fault anywhere stops the
 ** exchange through the abort protocol and a message of one application is
 ** never taken by another.
@@ -50,9 +50,14 @@ typedef struct mpb_xstats {
 ** name it through mpb_xchg_method (NULL: another kind). */
 #define MPB_TRANSPOSE_METHOD \
   "box intersection, one exchange: pack + point-to-point, unpack on arrival"
-#define MPB_HALO_METHOD "one phase per dimension: pack + point-to-point, unpack on arrival"
+#define MPB_HALO_METHOD \
+  "one phase per dimension, one message per neighbour: pack + point-to-point, unpack on arrival"
 #define MPB_NEIGHBOR_METHOD "one message to each neighbour (point-to-point)"
 const char *mpb_xchg_method(int kind);
+
+/* Sort boxes by peer, then tag: a plan does so with each phase's sends and
+** receives, so that the boxes of one peer travel in one message. */
+void mpb_xchg_sort(mpb_xbox *b, int n);
 
 /* Add up what the phases move (element size es). */
 void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s);

@@ -40,6 +40,12 @@ mp.exec(function()
     local h = lay.ndim == 2 and lay.split.y and mp.halo(lay, width, mp.cart(lay.grid, {periodic = periodic}))
               or mp.halo(lay, width, {periodic = periodic})
     local wd = h.width
+    -- two ranks: one neighbour, whose slabs (both sides when periodic) share a message
+    if mp.size == 2 then
+      local info = h:info()
+      assert(info.messages == 1 and info.peers == 1,
+             ("%s: %d messages to %d peers"):format(spec, info.messages, info.peers))
+    end
     local a = lay:alloc(width)
     local shape, rg, ext = lay:local_shape(), lay:range(), lay.dims
     local nd = #shape
