@@ -262,6 +262,7 @@ static int probe(mpb_state *st, int ctl) {
     if (!flag) break;
     receive(st, ctl, &mm, &s);
     n++;
+    if (!ctl) break;
   }
   return n;
 }
