@@ -44,14 +44,28 @@ const char *mpb_xchg_method(int kind) {
 }
 
 /* ------------------------------------------------------------ messages */
-/* The boxes of a phase that go to (or come from) one peer travel in one
-** message: a run of boxes with that peer (plans list them by peer and tag:
-** mpb_xchg_sort), packed one after the other, tagged with the run's first
-** tag. On a periodic grid two ranks wide, both slabs of a dimension go to
-** the other rank: one message instead of two. Returns the run's end. */
-static int run_end(const mpb_xbox *b, int n, int i) {
-  int j = i + 1;
-  while (j < n && b[j].peer == b[i].peer) j++;
+/* The boxes of a phase that go to (or come from) one peer share messages:
+** plans list them by peer and tag (mpb_xchg_sort) and a message carries a
+** run of them, packed one after the other, tagged with the run's first tag.
+** On a periodic grid two ranks wide both slabs of a dimension go to the
+** other rank: one message instead of two. Small boxes are merged only while
+** the message stays below MPI's rendezvous threshold (a message above it
+** waits for a handshake: between the ranks of a host UCX's round trip
+** doubles at 8256 bytes); boxes above it are merged together (one handshake
+** instead of several). Both sides of a message see the same boxes in the
+** same order, so they cut the same runs. Returns the end of the run from
+** box i; *len: its bytes. */
+#define EAGER_MAX 8256
+
+static int msg_end(const mpb_xbox *b, int n, int i, size_t es, size_t *len) {
+  size_t hdr = sizeof(mpb_uhdr), sum = (size_t)b[i].n * es;
+  int big = sum + hdr >= EAGER_MAX, j = i + 1;
+  for (; j < n && b[j].peer == b[i].peer; j++) {
+    size_t add = (size_t)b[j].n * es;
+    if (big ? add + hdr < EAGER_MAX : sum + add + hdr >= EAGER_MAX) break;
+    sum += add;
+  }
+  *len = sum;
   return j;
 }
 
@@ -81,7 +95,9 @@ void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb
       alive += ph[p].recv[i].n * (int64_t)es;
     }
     for (int i = 0; i < ph[p].nself; i++) s->self_bytes += ph[p].self[2 * i].n * (int64_t)es;
-    for (int i = 0; i < ph[p].nsend; i = run_end(ph[p].send, ph[p].nsend, i)) s->messages++;
+    size_t len;
+    for (int i = 0; i < ph[p].nsend; i = msg_end(ph[p].send, ph[p].nsend, i, es, &len))
+      s->messages++;
     if (alive > peak) peak = alive;
   }
   s->peak_extra = peak;
@@ -145,18 +161,12 @@ static void copy_box(const mpb_array *src, const mpb_xbox *sb, const mpb_array *
 }
 
 /* ------------------------------------------------------------ phases */
-static size_t run_bytes(const mpb_xbox *b, int i, int j, size_t es) {
-  size_t len = 0;
-  for (int k = i; k < j; k++) len += (size_t)b[k].n * es;
-  return len;
-}
-
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
   size_t es = mpb_dtype_size(q->src.dtype);
   for (int i = 0, j; i < p->nsend; i = j) {
-    j = run_end(p->send, p->nsend, i);
-    size_t len = run_bytes(p->send, i, j, es);
+    size_t len;
+    j = msg_end(p->send, p->nsend, i, es, &len);
     char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
     char *at = buf + sizeof(mpb_uhdr);
     for (int k = i; k < j; k++) {
@@ -170,7 +180,8 @@ static void start_phase(lua_State *L, mpb_xreq *q) {
   for (int i = 0; i < p->nself; i++) copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1]);
   memset(q->done, 0, (size_t)p->nrecv);
   q->left = 0;
-  for (int i = 0; i < p->nrecv; i = run_end(p->recv, p->nrecv, i)) q->left++;
+  size_t len;
+  for (int i = 0; i < p->nrecv; i = msg_end(p->recv, p->nrecv, i, es, &len)) q->left++;
   q->seen = 0;
 }
 
@@ -183,12 +194,12 @@ static int progress(lua_State *L, mpb_xreq *q) {
   while (q->phase < q->nphase) {
     const mpb_xphase *p = &q->ph[q->phase];
     for (int i = 0, j; i < p->nrecv && q->left > 0; i = j) {
-      j = run_end(p->recv, p->nrecv, i);
+      size_t want;
+      j = msg_end(p->recv, p->nrecv, i, es, &want);
       if (q->done[i]) continue;
       const mpb_xbox *b = &p->recv[i];
       mpb_msg *m = mpb_coll_tagged_find(st, &q->x, b->peer, b->tag, 1);
       if (!m) continue;
-      size_t want = run_bytes(p->recv, i, j, es);
       if (m->lost || m->len != sizeof(mpb_uhdr) + want) {
         size_t got = m->len - sizeof(mpb_uhdr);
         int lost = m->lost != 0;
@@ -222,7 +233,8 @@ static int arrived(mpb_state *st, void *ud) {
   if (st->seq == q->seen) return 0;
   q->seen = st->seq;
   const mpb_xphase *p = &q->ph[q->phase];
-  for (int i = 0; i < p->nrecv; i = run_end(p->recv, p->nrecv, i))
+  size_t es = mpb_dtype_size(q->dst.dtype), len;
+  for (int i = 0; i < p->nrecv; i = msg_end(p->recv, p->nrecv, i, es, &len))
     if (!q->done[i] && mpb_coll_tagged_find(st, &q->x, p->recv[i].peer, p->recv[i].tag, 0))
       return 1;
   return 0;
@@ -236,7 +248,7 @@ static void run_to_end(lua_State *L, mpb_xreq *q) {
 static int trace_peers(const mpb_xreq *q) {
   if (!q->x.st->trace || q->local) return 0;
   mpb_xstats s;
-  mpb_xchg_stats(q->ph, q->nphase, 1, q->x.c->size, &s);
+  mpb_xchg_stats(q->ph, q->nphase, mpb_dtype_size(q->src.dtype), q->x.c->size, &s);
   return s.peers;
 }
 
