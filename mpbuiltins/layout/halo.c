@@ -225,6 +225,8 @@ static int info(lua_State *L) {
 }
 
 static int index_(lua_State *L) {
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1; /* a method: the usual case */
   hplan *h = check_plan(L, "Halo.__index");
   const char *k = lua_tostring(L, 2);
   int nd = h->lay.l.ndim;
@@ -237,9 +239,6 @@ static int index_(lua_State *L) {
       else lua_pushboolean(L, h->periodic[j]);
       lua_rawseti(L, -2, j + 1);
     }
-  } else {
-    lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
   }
   return 1;
 }

@@ -202,14 +202,12 @@ static int tostr(lua_State *L) {
 }
 
 static int index_(lua_State *L) {
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1; /* a method: the usual case */
   check_plan(L, "Transpose.__index");
   const char *k = lua_tostring(L, 2);
   if (k && strcmp(k, "from") == 0) lua_getiuservalue(L, 1, 2);
   else if (k && strcmp(k, "to") == 0) lua_getiuservalue(L, 1, 3);
-  else {
-    lua_pushvalue(L, 2);
-    lua_rawget(L, lua_upvalueindex(1));
-  }
   return 1;
 }
 

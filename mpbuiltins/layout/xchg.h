@@ -68,9 +68,10 @@ void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, i
 ** is local: no sends, no receives), the plan's userdata at pidx (anchors
 ** ph), the source array at sidx and the destination at didx (the same
 ** slot for an exchange in place). kind and fname name the collective.
-** Pushes an "mp.Exchange" request with phase 0 started (sends posted,
-** local boxes copied); with wait, runs it to the end first. Either way the
-** source array may be written as soon as this returns. */
+** Without wait, pushes an "mp.Exchange" request with phase 0 started (sends
+** posted, local boxes copied); with wait, runs the exchange to the end (and
+** may push a spent request or nothing: the caller pushes its result). Either
+** way the source array may be written as soon as this returns. */
 void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int nphase,
                     int sidx, int didx, int kind, const char *fname, int wait);
 
