@@ -128,6 +128,7 @@ static void on_sigint(int sig) {
 void mpb_check_interrupt(lua_State *L, mpb_state *st) {
   if (!mpb_sigint || st->rank != 0) return;
   mpb_sigint = 0;
+  st->waiting.d = NULL; /* raised out of below (see mpb_check_abort) */
   if (st->in_task && !st->where[0]) {
     char line[96];
     mpb_lua_line(L, line, sizeof line);

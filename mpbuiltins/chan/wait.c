@@ -184,9 +184,13 @@ int mpb_is_abort(lua_State *L, int idx) {
   return r;
 }
 
+/* Raising out of a wait ends it: the record of what it waits for (its
+** descriptor and ready data live in the frames the raise unwinds) must not
+** be read by a later "where are you" (tasks/where.c). */
 void mpb_check_abort(lua_State *L, mpb_state *st) {
   if (st->aborting && st->in_task) {
     if (!st->where[0]) note_where(L, st);
+    st->waiting.d = NULL;
     mpb_raise_abort(L);
   }
   if (mpb_sigint && st->rank == 0 && !st->where[0]) note_where(L, st);
@@ -195,6 +199,7 @@ void mpb_check_abort(lua_State *L, mpb_state *st) {
     char msg[MPB_ERRLEN];
     memcpy(msg, st->mpi_err, sizeof msg);
     st->mpi_err[0] = '\0';
+    st->waiting.d = NULL;
     luaL_error(L, "mp: " MPB_RANKFMT " %s", st->rank, st->size, msg);
   }
 }
