@@ -225,13 +225,23 @@ lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c) {
     lua_close(L);
     return NULL;
   }
+  mplua_set_batch(L, 0);
   return L;
 }
 
 int mplua_rank(lua_State *L) { return mpb_get(L)->rank; }
 int mplua_size(lua_State *L) { return mpb_get(L)->size; }
 
-void mplua_set_batch(lua_State *L, int on) { mpb_get(L)->host.fault = on ? batch_fault : NULL; }
+/* mp.batch tells a script whether a fault it catches still ends the job. */
+void mplua_set_batch(lua_State *L, int on) {
+  mpb_get(L)->host.fault = on ? batch_fault : NULL;
+  lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  if (lua_getfield(L, -1, "mp") == LUA_TTABLE) {
+    lua_pushboolean(L, on);
+    lua_setfield(L, -2, "batch");
+  }
+  lua_pop(L, 2);
+}
 
 void mplua_report(lua_State *L, int status) {
   if (status != LUA_OK) {
