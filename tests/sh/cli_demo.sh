@@ -1,14 +1,28 @@
 # ranks: 4
 # The README's first command runs the demo (scripts/demo.sh, here without its
 # set-up and build): it must end with status 0 after showing a fault, the
-# report rank 0 gets, and the next task working.
+# report rank 0 gets, and the next task working. Under -b (batch: any fault
+# ends the job, caught or not) the demo says so instead of its caught fault
+# and still ends with status 0; mp.batch tells the two apart on every rank.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
+fail() { echo "FAIL ($N): $*" >&2; cat out err >&2; exit 1; }
 status=0
 "$MPLUA_TEST_DIR/../scripts/demo.sh" "$MPLUA" >out 2>err || status=$?
-[ "$status" = 0 ] || { echo "FAIL: scripts/demo.sh exit status $status" >&2; cat out err >&2; exit 1; }
+[ "$status" = 0 ] || fail "scripts/demo.sh exit status $status"
 in_order "the demo's story" out "mplua demo: 4 ranks" "mp.exec ->" "ring: " "sum of i^2" \
   "a fault, caught:	false" "  mp.exec: rank 3/4 faulted: " "and the next task works:	4	ranks answered"
-grep -q "something went wrong here" out || { echo "FAIL: the report lacks the fault" >&2; cat out >&2; exit 1; }
+grep -q "something went wrong here" out || fail "the report lacks the fault"
+
+status=0
+"$MPIEXEC" -n "$N" "$MPLUA" -b "$MPLUA_TEST_DIR/../scripts/demo.lua" >out 2>err || status=$?
+[ "$status" = 0 ] || fail "the demo under -b exited $status"
+in_order "the demo's story under -b" out "mplua demo: 4 ranks" "sum of i^2" \
+  "batch mode (-b): a fault would end the job"
+! grep -q "a fault, caught" out || fail "-b: the caught fault ran"
+
+[ "$(run -e 'print(mp.batch)')" = false ] || fail "mp.batch without -b"
+[ "$(run -b -e 'print(mp.batch, mp.exec(function() return mp.batch end))')" = "true	true" ] ||
+  fail "mp.batch under -b (rank 0 and the workers)"
 echo "ok"
