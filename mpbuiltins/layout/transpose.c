@@ -145,7 +145,7 @@ static tplan *check_plan(lua_State *L, const char *fname) {
 static int apply(lua_State *L, int d, int wait, const char *fname) {
   tplan *p = check_plan(L, fname);
   const mpb_lay *src = d ? &p->to : &p->from, *dst = d ? &p->from : &p->to;
-  mpb_lay_check_block(L, src, p->me, NULL, 2, fname);
+  mpb_lay_check_block(L, src, p->me, NULL, NULL, 2, fname);
   lua_settop(L, 3);
   if (lua_isnil(L, 3)) {
     int64_t dims[MPB_LAYOUT_MAXDIM];
@@ -153,7 +153,7 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
     mpb_array_new(L, dst->dtype, nd, dims);
     lua_replace(L, 3);
   } else {
-    mpb_lay_check_block(L, dst, p->me, NULL, 3, fname);
+    mpb_lay_check_block(L, dst, p->me, NULL, NULL, 3, fname);
     if (lua_rawequal(L, 2, 3))
       mpb_lay_argerror(L, 3, fname, "the output must not be the input array");
   }

@@ -29,6 +29,7 @@ typedef struct mpb_xreq {
   const mpb_xphase *ph;
   int nphase, phase;
   mpb_array src, dst;            /* headers of the arrays (anchored in user values) */
+  size_t es;                     /* their element size */
   int left;                      /* receives of this phase not unpacked yet */
   uint64_t seen;                 /* st->seq at the last scan for arrivals */
   unsigned char done[];          /* per receive of the phase */
@@ -138,52 +139,87 @@ void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, i
 }
 
 /* ------------------------------------------------------------ the boxes */
-static void box_view(const mpb_array *a, const mpb_xbox *b, mpb_array *v) {
-  size_t es = mpb_dtype_size(a->dtype);
+/* Box b of array a: its first element, and its strides in a (one per pack
+** dimension). */
+static char *box_at(const mpb_array *a, const mpb_xbox *b, size_t es, int64_t *st) {
   int64_t off = 0;
-  v->contig = 0; /* no memset: the fields past nd are never read (it showed in a small halo) */
   for (int j = 0; j < b->nd; j++) {
-    off += b->off[j] * a->strides[b->dim[j]];
-    v->dims[j] = b->len[j];
-    v->strides[j] = a->strides[b->dim[j]];
+    st[j] = a->strides[b->dim[j]];
+    off += b->off[j] * st[j];
   }
-  v->data = (char *)a->data + off * (int64_t)es;
-  v->ndim = b->nd;
-  v->dtype = a->dtype;
-  v->n = b->n;
+  return (char *)a->data + off * (int64_t)es;
+}
+
+/* One copy of a box's elements: from s (strides ss) to d (ds); the packed
+** side of a message has strides NULL (column-major over the box). */
+typedef struct {
+  char *d;
+  const int64_t *ds;
+  const char *s;
+  const int64_t *ss;
+} move;
+
+/* Run np (1 or 2) copies of boxes of b's shape. A halo's boxes are small
+** and many: they go to the loop nest directly, with no array header built
+** for them, and two of one shape go together (mpb_run_copy2). */
+static void run_moves(const mpb_xbox *b, const move *mv, int np, size_t es) {
+  int64_t cm[MPB_LAYOUT_MAXDIM], n = 1;
+  for (int j = 0; j < b->nd; j++) cm[j] = n, n *= b->len[j];
+  mpb_iter it;
+  mpb_iter_init(&it, b->nd, b->len);
+  for (int k = 0; k < np; k++) {
+    mpb_iter_addp(&it, mv[k].d, es, mv[k].ds ? mv[k].ds : cm);
+    mpb_iter_addp(&it, (char *)mv[k].s, es, mv[k].ss ? mv[k].ss : cm);
+  }
+  mpb_iter_run(&it, np == 2 ? mpb_run_copy2 : mpb_run_copy, &es);
+}
+
+static int same_shape(const mpb_xbox *a, const mpb_xbox *b) {
+  if (a->nd != b->nd) return 0;
+  for (int j = 0; j < a->nd; j++)
+    if (a->dim[j] != b->dim[j] || a->len[j] != b->len[j]) return 0;
+  return 1;
+}
+
+/* Pack (or unpack) the boxes b[0..n) of array a into (from) the message
+** body at buf, one after the other. */
+static void pack_run(const mpb_array *a, const mpb_xbox *b, int n, size_t es, char *buf,
+                     int unpack) {
+  int64_t st[2][MPB_LAYOUT_MAXDIM];
+  for (int k = 0; k < n;) {
+    int np = k + 1 < n && same_shape(&b[k], &b[k + 1]) ? 2 : 1;
+    move mv[2];
+    for (int i = 0; i < np; i++) {
+      char *at = box_at(a, &b[k + i], es, st[i]);
+      if (unpack) mv[i] = (move){at, st[i], buf, NULL};
+      else mv[i] = (move){buf, NULL, at, st[i]};
+      buf += (size_t)b[k + i].n * es;
+    }
+    run_moves(&b[k], mv, np, es);
+    k += np;
+  }
 }
 
 static void copy_box(const mpb_array *src, const mpb_xbox *sb, const mpb_array *dst,
-                     const mpb_xbox *db) {
-  mpb_array s, d;
-  box_view(src, sb, &s);
-  box_view(dst, db, &d);
-  mpb_iter it;
-  size_t es = mpb_dtype_size(src->dtype);
-  mpb_iter_init(&it, d.ndim, d.dims);
-  mpb_iter_add(&it, &d);
-  mpb_iter_add(&it, &s);
-  mpb_iter_run(&it, mpb_run_copy, &es);
+                     const mpb_xbox *db, size_t es) {
+  int64_t ss[MPB_LAYOUT_MAXDIM], ds[MPB_LAYOUT_MAXDIM];
+  move mv = {box_at(dst, db, es, ds), ds, box_at(src, sb, es, ss), ss};
+  run_moves(db, &mv, 1, es);
 }
 
 /* ------------------------------------------------------------ phases */
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
-  size_t es = mpb_dtype_size(q->src.dtype);
+  size_t es = q->es;
   for (int i = 0, j; i < p->nsend; i = j) {
     size_t len;
     j = msg_end(p->send, p->nsend, i, es, &len);
     char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
-    char *at = buf + sizeof(mpb_uhdr);
-    for (int k = i; k < j; k++) {
-      mpb_array v;
-      box_view(&q->src, &p->send[k], &v);
-      mpb_array_pack(&v, at);
-      at += (size_t)p->send[k].n * es;
-    }
+    pack_run(&q->src, &p->send[i], j - i, es, buf + sizeof(mpb_uhdr), 0);
     mpb_coll_tagged_send(L, &q->x, p->send[i].peer, buf, len);
   }
-  for (int i = 0; i < p->nself; i++) copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1]);
+  for (int i = 0; i < p->nself; i++)
+    copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1], es);
   memset(q->done, 0, (size_t)p->nrecv);
   q->left = count_msgs(p->recv, p->nrecv, es);
   q->seen = 0;
@@ -194,7 +230,7 @@ static void start_phase(lua_State *L, mpb_xreq *q) {
 ** at receive i. */
 static int progress(lua_State *L, mpb_xreq *q) {
   mpb_state *st = q->x.st;
-  size_t es = mpb_dtype_size(q->dst.dtype);
+  size_t es = q->es;
   while (q->phase < q->nphase) {
     const mpb_xphase *p = &q->ph[q->phase];
     for (int i = 0, j; i < p->nrecv && q->left > 0; i = j) {
@@ -213,13 +249,7 @@ static int progress(lua_State *L, mpb_xreq *q) {
                          lost ? "a message was lost" : "wrong message size", b->peer,
                          (LUAI_UACINT)got, (LUAI_UACINT)want);
       }
-      const char *at = m->buf + sizeof(mpb_uhdr);
-      for (int k = i; k < j; k++) {
-        mpb_array v;
-        box_view(&q->dst, &p->recv[k], &v);
-        mpb_array_unpack(&v, at);
-        at += (size_t)p->recv[k].n * es;
-      }
+      pack_run(&q->dst, &p->recv[i], j - i, es, m->buf + sizeof(mpb_uhdr), 1);
       mpb_msg_free(m);
       q->done[i] = 1;
       q->left--;
@@ -237,7 +267,7 @@ static int arrived(mpb_state *st, void *ud) {
   if (st->seq == q->seen) return 0;
   q->seen = st->seq;
   const mpb_xphase *p = &q->ph[q->phase];
-  size_t es = mpb_dtype_size(q->dst.dtype), len;
+  size_t es = q->es, len;
   for (int i = 0; i < p->nrecv; i = msg_end(p->recv, p->nrecv, i, es, &len))
     if (!q->done[i] && mpb_coll_tagged_find(st, &q->x, p->recv[i].peer, p->recv[i].tag, 0))
       return 1;
@@ -252,7 +282,7 @@ static void run_to_end(lua_State *L, mpb_xreq *q) {
 static int trace_peers(const mpb_xreq *q) {
   if (!q->x.st->trace || q->local) return 0;
   mpb_xstats s;
-  mpb_xchg_stats(q->ph, q->nphase, mpb_dtype_size(q->src.dtype), q->x.c->size, &s);
+  mpb_xchg_stats(q->ph, q->nphase, q->es, q->x.c->size, &s);
   return s.peers;
 }
 
@@ -295,6 +325,7 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
   q->nphase = nphase;
   q->src = *(mpb_array *)lua_touserdata(L, sidx);
   q->dst = *(mpb_array *)lua_touserdata(L, didx);
+  q->es = mpb_dtype_size(q->src.dtype);
   q->local = c == NULL;
   if (c) {
     q->x = mpb_coll_on(L, st, c, fname, kind);

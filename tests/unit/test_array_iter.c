@@ -109,6 +109,56 @@ Test(iter, overlap_classes) {
   cr_assert_eq(mpb_array_overlap(&a, &re), MPB_OVERLAP, "same bytes, other shape");
 }
 
+/* Two edge columns of a 6x5 block (column-major, leading dimension 6)
+** packed in one pass, and unpacked into the other two; then two contiguous
+** rows, as two block moves. Every element size. */
+#define PAIR_CASE(T, es_)                                                        \
+  do {                                                                           \
+    T blk[30], buf[10];                                                          \
+    for (int i = 0; i < 30; i++) blk[i] = (T)(i + 1);                            \
+    int64_t col[2] = {1, 5}, cst[2] = {6, 6}, pk[2] = {1, 1};                    \
+    size_t es = es_;                                                             \
+    mpb_iter it;                                                                 \
+    mpb_iter_init(&it, 2, col);                                                  \
+    mpb_iter_addp(&it, buf, es, pk);                                             \
+    mpb_iter_addp(&it, blk + 1, es, cst);                                        \
+    mpb_iter_addp(&it, buf + 5, es, pk);                                         \
+    mpb_iter_addp(&it, blk + 4, es, cst);                                        \
+    cr_assert_eq(mpb_iter_run(&it, mpb_run_copy2, &es), 0);                      \
+    for (int j = 0; j < 5; j++) {                                                \
+      cr_assert_eq(buf[j], blk[1 + 6 * j]);                                      \
+      cr_assert_eq(buf[5 + j], blk[4 + 6 * j]);                                  \
+    }                                                                            \
+    mpb_iter_init(&it, 2, col);                                                  \
+    mpb_iter_addp(&it, blk, es, cst);                                            \
+    mpb_iter_addp(&it, buf + 5, es, pk);                                         \
+    mpb_iter_addp(&it, blk + 5, es, cst);                                        \
+    mpb_iter_addp(&it, buf, es, pk);                                             \
+    mpb_iter_run(&it, mpb_run_copy2, &es);                                       \
+    for (int j = 0; j < 5; j++) {                                                \
+      cr_assert_eq(blk[6 * j], (T)(5 + 6 * j));                                  \
+      cr_assert_eq(blk[5 + 6 * j], (T)(2 + 6 * j));                              \
+    }                                                                            \
+    int64_t row[2] = {6, 1}, rst[2] = {1, 6};                                    \
+    T out[12];                                                                   \
+    mpb_iter_init(&it, 2, row);                                                  \
+    mpb_iter_addp(&it, out, es, rst);                                            \
+    mpb_iter_addp(&it, blk + 6, es, rst);                                        \
+    mpb_iter_addp(&it, out + 6, es, rst);                                        \
+    mpb_iter_addp(&it, blk + 24, es, rst);                                       \
+    mpb_iter_run(&it, mpb_run_copy2, &es);                                       \
+    for (int i = 0; i < 6; i++) {                                                \
+      cr_assert_eq(out[i], blk[6 + i]);                                          \
+      cr_assert_eq(out[6 + i], blk[24 + i]);                                     \
+    }                                                                            \
+  } while (0)
+
+Test(iter, two_copies_in_one_pass) {
+  PAIR_CASE(double, 8);
+  PAIR_CASE(float, 4);
+  PAIR_CASE(uint8_t, 1);
+}
+
 static void run2(int op, int dtype, void *o, void *x, void *y, int64_t n) {
   char *p[3] = {o, x, y};
   int64_t st[3] = {1, 1, 1};
