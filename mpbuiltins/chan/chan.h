@@ -257,6 +257,7 @@ typedef struct mpb_state {
   int64_t dropped_job; /* rank 0: messages of finished tasks never received, job-wide */
   uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */
   mpb_sendrec *sends;   /* user sends in flight */
+  mpb_sendrec *spare_send; /* a record ready for a direct send MPI still holds (send.c) */
   uint64_t send_ids;
   size_t send_bytes;
   uint32_t *part_tag;/* [size]: next tag of a message in parts to each rank */

@@ -21,6 +21,20 @@
 #include "wire/wire.h"
 
 /* ------------------------------------------------------------- records */
+/* Record s: the posted send req of len bytes at buf (owned, or NULL) to dst. */
+static void record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Request req,
+                   char *buf, int ref, size_t len, int dst) {
+  s->req = req;
+  s->buf = buf;
+  s->ref = ref;
+  s->len = len;
+  s->dst = dst;
+  s->id = ++st->send_ids;
+  s->next = *list;
+  *list = s;
+  if (list == &st->sends) st->send_bytes += len;
+}
+
 int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, int own,
                   int ref, int dst, int tag, MPI_Comm comm) {
   mpb_sendrec *s = malloc(sizeof *s);
@@ -28,21 +42,15 @@ int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len
     if (own) free((void *)buf);
     return MPI_ERR_NO_MEM;
   }
-  int rc = MPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, tag, comm, &s->req);
+  MPI_Request req;
+  int rc = MPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, tag, comm, &req);
   if (rc != MPI_SUCCESS) {
     if (own) free((void *)buf);
     free(s);
     return rc;
   }
-  s->buf = own ? (char *)buf : NULL;
-  s->ref = ref;
-  s->len = len;
-  s->dst = dst;
-  s->id = ++st->send_ids;
-  s->next = *list;
-  *list = s;
+  record(st, list, s, req, own ? (char *)buf : NULL, ref, len, dst);
   st->bytes_sent += len;
-  if (list == &st->sends) st->send_bytes += len;
   return MPI_SUCCESS;
 }
 
@@ -89,6 +97,8 @@ static void free_list(mpb_sendrec **list) {
 void mpb_sends_free(mpb_state *st) {
   free_list(&st->sends);
   free_list(&st->csends);
+  free(st->spare_send);
+  st->spare_send = NULL;
 }
 
 int mpb_sends_gone(mpb_state *st, void *ud) {
@@ -190,6 +200,41 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   ** progress call of its own, a fifth of a small round trip. A burst of
   ** sends with no poll between them tests as it goes: the list stays short. */
   if (st->sends->next) mpb_sends_progress(st);
+  mpb_wake(st, dst, 0);
+  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+}
+
+/* A small message goes to MPI straight from the encoding buffer. MPI copies
+** an eager message out before MPI_Isend returns, so the request is complete
+** at once, and nothing is allocated or copied: no copy, no record, no test
+** in the next poll (MPI_Request_get_status runs no progress on a complete
+** request; MPI_Test does, in MPICH 4.0). When MPI still reads the bytes (the
+** peer's queue is full) the send's record, kept ready so that nothing can
+** fail once the send is posted, takes the buffer over, and the encoder
+** starts a new one. */
+#define DIRECT_MAX 8192
+
+static void send_direct(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf *b) {
+  if (!st->spare_send && !(st->spare_send = malloc(sizeof *st->spare_send)))
+    luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  size_t len = b->len;
+  MPI_Request req;
+  int rc = MPI_Isend_c(b->data, (MPI_Count)len, MPI_BYTE, dst, chan, st->user, &req);
+  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+  st->bytes_sent += len;
+  st->sent_to[dst]++;
+  mpb_trace_sent(st, dst, chan, b->data, len);
+  int done = 0;
+  rc = MPI_Request_get_status(req, &done, MPI_STATUS_IGNORE);
+  if (done) {
+    if (rc != MPI_SUCCESS) mpb_mpi_note(st, rc, "a send failed");
+    if ((rc = MPI_Request_free(&req)) != MPI_SUCCESS) mpb_mpi_note(st, rc, "a send failed");
+  } else { /* a failed status is seen by the record's test, in the next poll */
+    size_t n;
+    record(st, &st->sends, st->spare_send, req, mpb_wbuf_steal(b, &n), LUA_NOREF, len, dst);
+    st->spare_send = NULL;
+    if (st->sends->next) mpb_sends_progress(st);
+  }
   mpb_wake(st, dst, 0);
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
 }
@@ -303,6 +348,12 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
     return;
   }
   size_t len = b->len + b->extlen;
+  if (!b->nseg && last && len <= DIRECT_MAX && st->optimal) {
+    mpb_encode_done(st, b);
+    send_direct(L, st, dst, chan, b);
+    ids[1] = st->send_ids;
+    return;
+  }
   char *buf;
   if (b->nseg) { /* the plain path: one flat copy (b may serve more destinations) */
     buf = malloc(len ? len : 1);
