@@ -84,8 +84,10 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;
     }
-    if (!st->use_mpi) luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)",
-                                 st->rank, st->size);
+    if (!st->use_mpi) {
+      st->waiting.d = NULL; /* raised out of, as in mpb_check_abort */
+      luaL_error(L, "mp: " MPB_RANKFMT " wait would never end (no MPI)", st->rank, st->size);
+    }
     if (spinning(st, over, &spins)) continue;
     if (back_off(st, ready, ud, flags, over, &t0, &nap)) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
