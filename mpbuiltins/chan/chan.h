@@ -292,6 +292,10 @@ mpb_state *mpb_find(lua_State *L);
 mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen);
 void mpb_stop(lua_State *L);
+/* Tell the process manager this rank is done, for a rank that leaves
+** without MPI_Finalize (leave.c): 1 acknowledged, 0 no PMI connection to
+** tell, -1 no answer. */
+int mpb_pmi_leave(void);
 /* The one monotonic clock, in seconds. */
 double mpb_now(void);
 /* "[rank r/n] " prefix of every runtime error. */

@@ -13,6 +13,7 @@
 ** sits in the lua_State's extra space, copied into every coroutine, so the
 ** hot path finds it without a lookup.
 */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,12 @@ void mpb_fatal(mpb_state *st, const char *fmt, ...) {
   va_end(ap);
   fflush(stdout);
   fprintf(stderr, "mplua: " MPB_RANKFMT " %s: ending the job\n", st->rank, st->size, msg);
+  /* Most often a rank has died (MPI fails towards it): the process manager
+  ** is then ending the job itself, and its report names the rank that died
+  ** and its signal, where ours names the peer we failed to reach (perhaps
+  ** one it already killed). It gets a second to come first. */
+  struct timespec left = {1, 0};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {}
   mpb_abort_job(st->base, 1);
 }
 
@@ -275,6 +282,7 @@ void mpb_stop(lua_State *L) {
     if (st->no_finalize) { /* the host leaves with _exit: meet once more, then go */
       MPI_Request req;
       if (MPI_Ibarrier(st->ctl, &req) == MPI_SUCCESS) mpb_wait_bounded(st, req_done, &req, 10.0);
+      mpb_pmi_leave(); /* or the process manager takes this exit for a crash */
       st->L = NULL;
       return;
     }
