@@ -167,6 +167,14 @@ static void raise_send(lua_State *L, mpb_state *st, int rc, int dst) {
   mpb_mpi_raise(L, st, rc, "send", what);
 }
 
+/* A user message posted to dst: counted, traced, and its receiver woken if
+** it naps. */
+static void posted(mpb_state *st, int dst, int chan, const char *buf, size_t len) {
+  st->sent_to[dst]++;
+  mpb_trace_sent(st, dst, chan, buf, len);
+  mpb_wake(st, dst, 0);
+}
+
 /* A message to this very rank: queued at once, as one flat block. */
 static void send_self(lua_State *L, mpb_state *st, int chan, const struct mpb_wbuf *b,
                       const char *flat, size_t len) {
@@ -194,13 +202,11 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   if (!own) memcpy(copy, buf, len);
   int rc = mpb_post_send(st, &st->sends, copy, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-  st->sent_to[dst]++;
-  mpb_trace_sent(st, dst, chan, copy, len);
+  posted(st, dst, chan, copy, len);
   /* The send completes in the next poll's progress: a test now would be a
   ** progress call of its own, a fifth of a small round trip. A burst of
   ** sends with no poll between them tests as it goes: the list stays short. */
   if (st->sends->next) mpb_sends_progress(st);
-  mpb_wake(st, dst, 0);
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
 }
 
@@ -222,8 +228,7 @@ static void send_direct(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf
   int rc = MPI_Isend_c(b->data, (MPI_Count)len, MPI_BYTE, dst, chan, st->user, &req);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
   st->bytes_sent += len;
-  st->sent_to[dst]++;
-  mpb_trace_sent(st, dst, chan, b->data, len);
+  posted(st, dst, chan, b->data, len);
   int done = 0;
   rc = MPI_Request_get_status(req, &done, MPI_STATUS_IGNORE);
   if (done) {
@@ -235,7 +240,6 @@ static void send_direct(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf
     st->spare_send = NULL;
     if (st->sends->next) mpb_sends_progress(st);
   }
-  mpb_wake(st, dst, 0);
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
 }
 
@@ -310,9 +314,7 @@ static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf 
   if (!hdr) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
   int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-  st->sent_to[dst]++; /* counted once: the parts are one message */
-  mpb_trace_sent(st, dst, chan, b->data, b->len + b->extlen);
-  mpb_wake(st, dst, 0);
+  posted(st, dst, chan, b->data, b->len + b->extlen); /* once: the parts are one message */
   lua_getiuservalue(L, bidx, 1);
   int anchor = luaL_ref(L, LUA_REGISTRYINDEX);
   rc = post_parts(st, dst, tag, n, p.ptr, p.len, anchor);
@@ -391,9 +393,7 @@ void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int
     int rc = mpb_post_send(st, &st->sends, copy ? copy : m->buf, m->len, copy != NULL,
                            LUA_NOREF, dst, chan, st->user);
     if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-    st->sent_to[dst]++;
-    mpb_trace_sent(st, dst, chan, m->buf, m->len);
-    mpb_wake(st, dst, 0);
+    posted(st, dst, chan, m->buf, m->len);
     ids[1] = st->send_ids;
     return;
   }
@@ -421,9 +421,7 @@ void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int
   if (!hdr) luaL_error(L, "mp: " MPB_RANKFMT " out of memory", st->rank, st->size);
   int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-  st->sent_to[dst]++;
-  mpb_trace_sent(st, dst, chan, m->buf, m->len);
-  mpb_wake(st, dst, 0);
+  posted(st, dst, chan, m->buf, m->len);
   rc = post_parts(st, dst, tag, n, p.ptr, p.len, LUA_NOREF);
   lua_pop(L, 2);
   ids[1] = st->send_ids;

@@ -82,10 +82,10 @@ mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int6
                                const int64_t *shape, int arg, const char *fname) {
   mpb_array *a = mpb_array_testv(L, arg);
   if (!a) mpb_lay_argerror(L, arg, fname, "mp.Array expected, got %s", luaL_typename(L, arg));
-  int64_t d[MPB_LAYOUT_MAXDIM];
+  int64_t own[MPB_LAYOUT_MAXDIM];
   int nd = y->l.ndim;
-  if (shape) memcpy(d, shape, sizeof(int64_t) * (size_t)nd);
-  else mpb_lay_block_shape(y, r, w, d);
+  const int64_t *d = shape ? shape : own;
+  if (!shape) mpb_lay_block_shape(y, r, w, own);
   if (a->dtype != y->dtype || a->ndim != nd || memcmp(a->dims, d, sizeof(int64_t) * (size_t)nd)) {
     char spec[512];
     mpb_layout_format(&y->l, mpb_dtype_name(y->dtype), 0, spec, sizeof spec);
