@@ -16,7 +16,7 @@ const char *host_errmsg(lua_State *L, int idx);
 /* At the prompt, reports carry no program name (lua's doREPL). */
 void host_set_prompt(int on);
 
-/* libdir.c: the directory of the Lua library (optim.lua, ...) next to the
+/* libdir.c: the directory of the Lua library (mplua/optim.lua, ...) next to the
 ** installed (or built) files, or NULL; MPLUA_LIBDIR first when use_env. */
 const char *host_libdir(int use_env);
 /* Append DIR/?.lua to package.path (once). */

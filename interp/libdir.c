@@ -1,5 +1,5 @@
 /*
-** Where the Lua library (the files of lib/: optim, hmc, ...) is: found from where
+** Where the Lua library (the files of lib/: mplua.optim, mplua.hmc, ...) is: found from where
 ** this code was loaded, never from a path baked in at build time, so an
 ** installed tree can be moved and the build tree works uninstalled.
 **
@@ -22,7 +22,7 @@
 
 static int has_lib(const char *dir) {
   char probe[2 * PATH_MAX];
-  snprintf(probe, sizeof probe, "%s/optim.lua", dir);
+  snprintf(probe, sizeof probe, "%s/mplua/optim.lua", dir);
   return access(probe, R_OK) == 0;
 }
 

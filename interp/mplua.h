@@ -66,7 +66,7 @@ void mplua_config_init(mplua_config *c);
 /* Start MPI unless c->use_mpi is 0 or the host has initialized it (then
 ** mplua never finalizes it), create a Lua state with the standard libraries,
 ** `mp` and `ad` loaded as globals and in package.loaded, and the Lua library
-** (optim, hmc, ...) on package.path. Collective over c->comm. argc/argv may be
+** (mplua.optim, mplua.hmc, ...) on package.path. Collective over c->comm. argc/argv may be
 ** NULL. Returns NULL on failure (message on stderr; every rank fails). */
 lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c);
 /* mplua_open_config with the defaults and use_mpi. */

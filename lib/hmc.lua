@@ -1,6 +1,6 @@
 -- hmc: Hamiltonian Monte Carlo over a log density with its gradient (pure Lua).
 --
---   local hmc = require "hmc"
+--   local hmc = require "mplua.hmc"
 --   local draws, info = hmc.sample(function(x) return ad.grad(logp, x) end, {0, 0},
 --                                  {n = 1000, seed = 42})
 --   local s = hmc.summary(draws)  -- s[i] = {mean, sd, ess, mcse}
@@ -455,7 +455,7 @@ end
 -- One chain (draws, info), or with opts.chains several (a fit: lib/hmc_chains.lua).
 function M.sample(logp_grad, x0, opts)
   if type(opts) == "table" and opts.chains ~= nil then
-    return require("hmc_chains").run(logp_grad, x0, opts)
+    return require("mplua.hmc_chains").run(logp_grad, x0, opts)
   end
   local q, o, seed, alg = M._check(logp_grad, x0, opts, 3)
   return M._chain(logp_grad, q, o, seed, alg)
@@ -488,10 +488,10 @@ end
 
 -- the summary rows of a multi-chain fit (lib/posterior.lua), and its text
 -- as CmdStan's stansummary prints it
-function M.stansummary(fit, opts) return require("posterior").stansummary(fit, opts) end
+function M.stansummary(fit, opts) return require("mplua.posterior").stansummary(fit, opts) end
 
 function M.summary(draws)
-  if type(draws) == "table" and draws.chains then return require("posterior").summary(draws) end
+  if type(draws) == "table" and draws.chains then return require("mplua.posterior").summary(draws) end
   if type(draws) ~= "table" or #draws < 4 or type(draws[1]) ~= "table" then
     error("bad argument #1 to 'hmc.summary' (list of at least 4 draws expected)", 2)
   end

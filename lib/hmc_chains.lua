@@ -32,7 +32,7 @@ end
 
 -- the chains of this rank (c = rank + 1, rank + 1 + size, ...)
 function M._run_mine(lpg, starts, o, seeds, alg, nchains, rank, size)
-  local hmc = require "hmc"
+  local hmc = require "mplua.hmc"
   local out = {}
   for c = rank + 1, nchains, size do
     local draws, info = hmc._chain(lpg, starts[c], o, seeds[c], alg)
@@ -43,13 +43,13 @@ end
 
 -- the task shipped to every rank (no upvalues: it finds the module there)
 local function task(lpg, starts, o, seeds, alg, nchains)
-  local mine = require("hmc_chains")._run_mine(lpg, starts, o, seeds, alg, nchains, mp.rank, mp.size)
+  local mine = require("mplua.hmc_chains")._run_mine(lpg, starts, o, seeds, alg, nchains, mp.rank, mp.size)
   local all = mp.gather(mine, 0)
   if mp.rank == 0 then return all end
 end
 
 function M.run(logp_grad, x0, opts)
-  local hmc = require "hmc"
+  local hmc = require "mplua.hmc"
   local nchains = opts.chains
   if not (math.type(nchains) == "integer" and nchains >= 1) then
     error("bad argument #3 to 'hmc.sample' (opts.chains must be a positive integer)", 3)

@@ -1,6 +1,6 @@
 -- optim: gradient-based minimizers over fg(x) -> f, g (pure Lua).
 --
---   local optim = require "optim"
+--   local optim = require "mplua.optim"
 --   local x, f, info = optim.lbfgs(function(x) return ad.grad(nll, x) end, {0, 0})
 --
 -- x is a list of numbers; fg returns the value and a gradient list of the

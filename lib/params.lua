@@ -2,7 +2,7 @@
 -- flat unconstrained vector into named constrained values (pure Lua over ad
 -- and lib/transforms.lua).
 --
---   local params = require "params"
+--   local params = require "mplua.params"
 --   local m = params{                      -- or params.declare{...}
 --     {"mu"},                              -- a real
 --     {"tau", lower = 0},                  -- a positive real
@@ -24,7 +24,7 @@
 -- m.names order (for draws and summaries); m:init(seed) a start point with
 -- each unconstrained value uniform in (-2, 2), as Stan's default inits.
 
-local T = require "transforms"
+local T = require "mplua.transforms"
 
 local M = {}
 local Model = {}

@@ -3,7 +3,7 @@
 -- Carpenter, Buerkner 2021, "Rank-normalization, folding, and localization:
 -- an improved R-hat"), and a summary printed like CmdStan's stansummary.
 --
---   local P = require "posterior"
+--   local P = require "mplua.posterior"
 --   P.rhat(x)      -- x = {chain1, chain2, ...}, each a list of numbers
 --   P.ess_bulk(x); P.ess_tail(x); P.ess_mean(x); P.mcse_mean(x)
 --
@@ -288,7 +288,7 @@ local SAMPLER = {"lp", "accept_stat", "stepsize", "treedepth", "n_leapfrog", "di
 -- a fit's summary rows: {name, mean, mcse, sd, mad, q5, q50, q95, ess_bulk,
 -- ess_tail, rhat}, the sampler's parameters first (lp__ ... energy__)
 function M.summary(fit)
-  local C = require "hmc_chains"
+  local C = require "mplua.hmc_chains"
   local rows = {}
   for _, k in ipairs(SAMPLER) do
     local r = M.summarize(C.column(fit, k))

@@ -1,6 +1,6 @@
 -- transforms: Stan's constraint transforms (pure Lua over ad).
 --
---   local T = require "transforms"
+--   local T = require "mplua.transforms"
 --   local x, lj = T.lower(y, 0)          -- x = 0 + exp(y), log|dx/dy| = sum(y)
 --
 -- Each function maps unconstrained values y to constrained values x and

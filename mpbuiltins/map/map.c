@@ -22,7 +22,7 @@
 #include "map/map_int.h"
 #include "wire/wire.h"
 
-#include "mp_map_lua.h" /* generated from lib/mp_map.lua */
+#include "mp_map_lua.h" /* generated from map/map.lua */
 
 static const char DEAD_KEY[] = "mp.maps.dead";  /* rank 0: ids to free */
 #define MAPS_KEY MPB_MAP_MAPS_KEY
@@ -336,7 +336,7 @@ void mpb_open_map(lua_State *L) {
   static const luaL_Reg funcs[] = {{"mapper", mapper_new}, {"_map_setup", map_setup},
                                    {"_map_run", mpb_map_run}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
-  /* mp.map_rect and the ragged mp.map, over mp.mapper (lib/mp_map.lua) */
+  /* mp.map_rect and the ragged mp.map, over mp.mapper (map/map.lua) */
   if (luaL_loadbufferx(L, mp_map_lua, mp_map_lua_len, "=mp.map", "t") != LUA_OK) lua_error(L);
   lua_pushcfunction(L, mapper_new);
   mpb_state *st = mpb_get(L);

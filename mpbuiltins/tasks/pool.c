@@ -20,7 +20,7 @@
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
-#include "mp_pmap_lua.h" /* generated from lib/mp_pmap.lua */
+#include "mp_pmap_lua.h" /* generated from tasks/pmap.lua */
 
 #define BATCH_SEC 1e-3
 #define BATCH_MAX 512

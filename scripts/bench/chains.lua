@@ -7,7 +7,7 @@
 -- Run: mpiexec -n 2 build/mplua scripts/bench/chains.lua [rounds] [draws]
 package.path = "scripts/bench/?.lua;" .. package.path
 local C = require("common")
-local hmc = require("hmc")
+local hmc = require("mplua.hmc")
 local rounds = tonumber(arg and arg[1]) or 5
 local DRAWS = tonumber(arg and arg[2]) or 200
 local N, K, CHAINS = 2000, 6, 4

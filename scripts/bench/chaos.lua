@@ -1,8 +1,8 @@
--- The soak: chaos rounds (see lib/mpchaos.lua) for as long as you like; prints
+-- The soak: chaos rounds (see tests/lua/lib/mpchaos.lua) for as long as you like; prints
 -- the median recovery time (failed task + the next usable task) and memory
 -- before/after on every rank.
 -- Run: mpiexec -n 4 build/mplua -b scripts/bench/chaos.lua [rounds] [seed]
-package.path = "scripts/bench/?.lua;" .. package.path
+package.path = "scripts/bench/?.lua;tests/lua/lib/?.lua;" .. package.path
 local C = require("common")
 local chaos = require("mpchaos")
 local rounds = tonumber(arg and arg[1]) or 10000

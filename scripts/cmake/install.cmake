@@ -2,7 +2,7 @@
 #   P/bin/mplua                      (RPATH $ORIGIN/../lib)
 #   P/lib/libmplua.so*, libmplua.a   P/include/mplua/mplua.h (the one public header)
 #   P/lib/lua/5.4/{mp,ad}.so         (links to libmplua.so: modules for stock lua5.4)
-#   P/share/lua/5.4/*.lua            (the Lua library)   P/share/mplua/examples/
+#   P/share/lua/5.4/mplua/*.lua      (the Lua library: require "mplua.hmc")   P/share/mplua/examples/
 #   P/lib/pkgconfig/mplua.pc         P/lib/cmake/mplua/ (find_package(mplua))
 include(CMakePackageConfigHelpers)
 set(MPLUA_LIBDIR lib)
@@ -14,7 +14,7 @@ endif()
 install(FILES ${CMAKE_SOURCE_DIR}/interp/mplua.h DESTINATION include/mplua)
 install(DIRECTORY ${CMAKE_BINARY_DIR}/lib/lua/5.4/ DESTINATION ${MPLUA_LIBDIR}/lua/5.4)
 file(GLOB MPLUA_LUA_LIB CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/lib/*.lua)
-install(FILES ${MPLUA_LUA_LIB} DESTINATION share/lua/5.4)
+install(FILES ${MPLUA_LUA_LIB} DESTINATION share/lua/5.4/mplua)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/scripts/examples/ DESTINATION share/mplua/examples)
 
 # pkg-config: MPI through its own .pc when the MPI has one (Debian's mpich does)

@@ -10,8 +10,8 @@
 -- their log-Jacobians); the covariance, its Cholesky factor and L f_tilde
 -- are ad matrix operations.
 -- Run: mpiexec -n 2 build/mplua scripts/examples/gp_pois.lua [draws] [seed]
-local hmc = require "hmc"
-local params = require "params"
+local hmc = require "mplua.hmc"
+local params = require "mplua.params"
 local DRAWS = tonumber(arg and arg[1]) or 300
 local SEED = tonumber(arg and arg[2]) or 11
 

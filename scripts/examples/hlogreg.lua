@@ -11,8 +11,8 @@
 -- partials per group.
 --
 -- Run: mpiexec -n 4 build/mplua scripts/examples/hlogreg.lua [G rows draws seed]
-local optim = require("optim")
-local hmc = require("hmc")
+local optim = require("mplua.optim")
+local hmc = require("mplua.hmc")
 
 local G = tonumber(arg and arg[1]) or 16
 local ROWS = tonumber(arg and arg[2]) or 1000

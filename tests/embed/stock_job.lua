@@ -24,5 +24,5 @@ local ok, err = pcall(mp.exec, function() if mp.rank == mp.size - 1 then error("
 print("fault", not ok and tostring(err):find("planned", 1, true) ~= nil)
 print("recovered", mp.exec(function() return mp.allreduce(1, "sum") end) == n)
 -- the Lua library is found next to the module
-print("lib", type(require "optim") == "table")
+print("lib", type(require "mplua.optim") == "table")
 print("ad", ad ~= nil and select(2, ad.grad(function(p) return ad.dot(p, p) end, {1, 2}))[2] == 4)

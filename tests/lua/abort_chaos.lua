@@ -3,6 +3,7 @@
 -- fault injected at a random rank and point (or none). After each round no
 -- stale message is queued and all ranks agree on the round number.
 -- Replay a failure with MPLUA_CHAOS_SEED=<seed printed below>.
+package.path = "lib/?.lua;" .. package.path
 local chaos = require("mpchaos")
 local seed = tonumber(os.getenv("MPLUA_CHAOS_SEED")) or 20261121
 local rounds = tonumber(os.getenv("MPLUA_CHAOS_ROUNDS")) or 300

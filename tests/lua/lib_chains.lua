@@ -5,8 +5,8 @@
 -- error, R-hat near 1); starts per chain; a likelihood sharded through
 -- mp.mapper with parallel = false; the summary text; bad input.
 
-local hmc = require "hmc"
-local P = require "posterior"
+local hmc = require "mplua.hmc"
+local P = require "mplua.posterior"
 local fmt = string.format
 
 -- a correlated 3-d normal with known means and sds
@@ -47,7 +47,7 @@ end
 -- chains differ (their own seeds), and another seed gives other draws
 assert(fit.draws[1][1][1] ~= fit.draws[2][1][1] and fit.seeds[1] ~= fit.seeds[2])
 -- the posterior: every coordinate's mean within 4 MCSE, sd within 15%, R-hat < 1.05
-local C = require "hmc_chains"
+local C = require "mplua.hmc_chains"
 for i = 1, 3 do
   local s = P.summarize(C.column(fit, i))
   local want_sd = i < 3 and sd[i] * math.sqrt(vz) or sd[i]

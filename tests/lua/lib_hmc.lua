@@ -5,7 +5,7 @@
 -- sequences with a known answer; a density with a hard boundary; bad input.
 -- Every seed is fixed, so a run that passes always passes on this machine.
 
-local hmc = require "hmc"
+local hmc = require "mplua.hmc"
 
 local fmt = string.format
 

@@ -3,7 +3,7 @@
 -- logistic regression (gradients from ad.grad), a log barrier that is
 -- infinite beyond its domain, and bad input.
 
-local optim = require "optim"
+local optim = require "mplua.optim"
 
 local function maxdiff(a, b)
   local m = 0

@@ -12,7 +12,7 @@
 -- constant); qnorm values from mpmath 1.3.0 (sqrt(2) erfinv(2p - 1) at
 -- the double nearest p).
 
-local P = require "posterior"
+local P = require "mplua.posterior"
 local fmt = string.format
 local function rel(a, b) return math.abs(a - b) / math.max(math.abs(b), 1e-300) end
 

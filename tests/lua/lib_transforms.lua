@@ -4,8 +4,8 @@
 -- constraints holding, vars and numbers giving the same values, gradients
 -- by ad.check_grad, and the model helper (declarations, names, unpacking).
 
-local T = require "transforms"
-local params = require "params"
+local T = require "mplua.transforms"
+local params = require "mplua.params"
 local C = dofile((arg[0]:match("^(.*)/") or ".") .. "/helpers/adcheck.lua")
 local fmt = string.format
 

@@ -7,7 +7,7 @@ N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
 
 cat >chains.lua <<'LUA'
-local hmc = require "hmc"
+local hmc = require "mplua.hmc"
 -- a funnel-ish 3-d density: trajectories of varying length, some divergences
 local function logp(x)
   local s = ad.exp(x[1] * 0.5)

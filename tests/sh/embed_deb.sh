@@ -15,7 +15,7 @@ deb=$(ls "$tmp"/pkg/*.deb) || fail "no .deb made"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./||' >list
 p=usr/local
 for f in bin/mplua lib/libmplua.so.0 include/mplua/mplua.h lib/lua/5.4/mp.so lib/lua/5.4/ad.so \
-         share/lua/5.4/optim.lua share/lua/5.4/hmc.lua lib/pkgconfig/mplua.pc \
+         share/lua/5.4/mplua/optim.lua share/lua/5.4/mplua/hmc.lua lib/pkgconfig/mplua.pc \
          lib/cmake/mplua/mplua-config.cmake share/mplua/examples/heat_host.c \
          share/mplua/examples/heat_kernel.c share/mplua/examples/heat_lua.lua; do
   grep -qx "$p/$f" list || fail "the package has no $p/$f"
@@ -25,13 +25,13 @@ grep -q "^$p/include/mplua/" list && [ "$(grep -c "^$p/include/mplua/." list)" =
 dpkg-deb -f "$deb" Package Depends | grep -q '^Depends:.*mpich' || fail "no Depends on mpich"
 dpkg-deb -x "$deb" x
 r=$PWD/x/$p
-out=$("$MPIEXEC" -n "$N" "$r/bin/mplua" -e 'print(mp.size, package.searchpath("optim", package.path))') ||
+out=$("$MPIEXEC" -n "$N" "$r/bin/mplua" -e 'print(mp.size, package.searchpath("mplua.optim", package.path))') ||
   fail "mplua from the extracted tree"
-[ "$out" = "$N	$r/share/lua/5.4/optim.lua" ] || fail "mplua: '$out'"
+[ "$out" = "$N	$r/share/lua/5.4/mplua/optim.lua" ] || fail "mplua: '$out'"
 lua_asan "$r/lib/libmplua.so.0"
 out=$(LUA_CPATH="$r/lib/lua/5.4/?.so;;" "$MPIEXEC" -n "$N" lua5.4 -l mp -e '
   if mp.rank > 0 then return mp.serve() end
-  print(mp.size, package.searchpath("optim", package.path), mp.exec(function() return mp.allreduce(1, "sum") end))') ||
+  print(mp.size, package.searchpath("mplua.optim", package.path), mp.exec(function() return mp.allreduce(1, "sum") end))') ||
   fail "lua5.4 -l mp from the extracted tree"
-[ "$out" = "$N	$r/share/lua/5.4/optim.lua	$N" ] || fail "lua5.4 -l mp: '$out'"
+[ "$out" = "$N	$r/share/lua/5.4/mplua/optim.lua	$N" ] || fail "lua5.4 -l mp: '$out'"
 echo "ok ($N): $(basename "$deb"), $(wc -l <list) entries, runs extracted"

@@ -18,7 +18,7 @@ cmake --install "$build" --prefix "$tmp/p0" >/dev/null
 mv "$tmp/p0" "$tmp/p" # relocated: found relative to the files, not the prefix given
 p=$tmp/p
 for f in bin/mplua lib/libmplua.so lib/libmplua.so.0 include/mplua/mplua.h lib/lua/5.4/mp.so \
-         lib/lua/5.4/ad.so share/lua/5.4/optim.lua share/lua/5.4/hmc.lua \
+         lib/lua/5.4/ad.so share/lua/5.4/mplua/optim.lua share/lua/5.4/mplua/hmc.lua \
          share/mplua/examples/heat_host.c lib/pkgconfig/mplua.pc lib/cmake/mplua/mplua-config.cmake; do
   [ -e "$p/$f" ] || fail "install: $f is missing"
 done
@@ -31,8 +31,8 @@ loads() { realpath "$(ldd "$1" | awk '$1 == "libmplua.so.0" { print $3 }')"; }
 [ "$(loads "$p/bin/mplua")" = "$(realpath "$p/lib/libmplua.so.0")" ] || fail "ldd: $(ldd "$p/bin/mplua" | grep mplua)"
 readelf -d "$p/lib/libmplua.so" | grep -q 'NEEDED.*liblua' && fail "libmplua links liblua (a stock lua5.4 would hold two)"
 # the Lua library is the installed one, and no path of the build is used
-out=$("$p/bin/mplua" --nompi -e 'print(package.searchpath("optim", package.path))')
-[ "$out" = "$p/share/lua/5.4/optim.lua" ] || fail "optim found at '$out'"
+out=$("$p/bin/mplua" --nompi -e 'print(package.searchpath("mplua.optim", package.path))')
+[ "$out" = "$p/share/lua/5.4/mplua/optim.lua" ] || fail "optim found at '$out'"
 B=$build S=$(cd "$src" && pwd) "$p/bin/mplua" --nompi -e '
   for _, v in ipairs{"B", "S"} do assert(not package.path:find(os.getenv(v), 1, true), package.path) end' ||
   fail "package.path names the build or source tree"
