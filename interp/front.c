@@ -114,21 +114,35 @@ void front_answer(char kind, const char *p, size_t n) {
   send_frame(kind, p, n);
 }
 
-/* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it. */
-static void interrupt(pid_t launcher) {
-  static long interrupted = -1; /* the command Ctrl-C was last pressed in */
+/* Rank 0 has connected (it stays 0 until then). */
+static int attached;
+/* Ctrl-C came while the job was starting: it goes to rank 0 as an interrupt
+** of what it runs first (the script; at the prompt it is dropped). */
+static int early;
+
+static void send_interrupt(void) {
   char num[24];
-  if (fe.sock < 0) { /* the job is starting or ending: let the launcher stop it */
-    if (launcher > 0)
+  send_frame('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
+}
+
+/* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it
+** (every time: each Ctrl-C is one interrupt frame). */
+static void interrupt(pid_t launcher) {
+  if (fe.sock < 0) {
+    if (!attached) {
+      if (fe.tty && !early) /* after the terminal's "^C" */
+        tty_output(STDOUT_FILENO, "\n", 1);
+      early = 1;
+    }
+    else if (launcher > 0) /* the job is ending: let the launcher stop it */
       kill(launcher, SIGINT);
   }
   else if (fe.asking)
     tty_interrupt();
   else {
-    if (fe.tty && interrupted != fe.seq) /* after the terminal's "^C" */
+    if (fe.tty) /* after the terminal's "^C" */
       tty_output(STDOUT_FILENO, "\n", 1);
-    interrupted = fe.seq;
-    send_frame('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
+    send_interrupt();
   }
 }
 
@@ -342,6 +356,9 @@ static void accept_rank0(int *listener) {
   fe.sock = fd;
   close(*listener); /* one rank 0 per job */
   *listener = -1;
+  attached = 1;
+  if (early)
+    send_interrupt();
 }
 
 /* }================================================================== */

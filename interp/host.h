@@ -15,6 +15,8 @@
 const char *host_errmsg(lua_State *L, int idx);
 /* At the prompt, reports carry no program name (lua's doREPL). */
 void host_set_prompt(int on);
+/* A command starts: an interrupt still pending belonged to an earlier one. */
+void host_interrupt_clear(void);
 
 /* libdir.c: the directory of the Lua library (mplua/optim.lua, ...) next to the
 ** installed (or built) files, or NULL; MPLUA_LIBDIR first when use_env. */

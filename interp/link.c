@@ -10,9 +10,14 @@
 ** end knows exactly when rank 0 wants input, and shows the prompt then.
 **
 ** A thread reads the connection: it hands answers to the main thread through
-** a pipe, and turns an interrupt frame into SIGINT for the main thread (the
-** runtime's handler, or the REPL's while it reads), so Ctrl-C stops a running
-** command however many times it comes. The thread touches no Lua state.
+** a pipe, and turns an interrupt frame into SIGUSR1 for the main thread (the
+** runtime's interrupt, which, unlike SIGINT, never falls back to the default
+** action), so Ctrl-C stops a running command however many times it comes.
+** The thread touches no Lua state. An interrupt belongs to the command that
+** ran when it was pressed: frames for an older request are dropped here, and
+** the REPL drops what is still pending when the next command starts (the
+** signal is sent before the answer that starts it is passed on, so it has
+** been taken by then).
 */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
@@ -200,7 +205,7 @@ static void *reader(void *ud) {
         break;
       num[n] = '\0';
       if (!atomic_load(&lk.waiting) && strtol(num, NULL, 10) == atomic_load(&lk.seq))
-        pthread_kill(lk.main, SIGINT);
+        pthread_kill(lk.main, SIGUSR1);
       continue;
     }
     if (n > FRONT_MAX_PAYLOAD || proto_write(lk.answers[1], hdr, sizeof hdr) != 0)
@@ -217,7 +222,7 @@ gone:
   /* The front end is gone (or spoke nonsense): end of input for the prompt,
   ** and a running command is stopped, as if by Ctrl-C. */
   if (!atomic_load(&lk.waiting))
-    pthread_kill(lk.main, SIGINT);
+    pthread_kill(lk.main, SIGUSR1);
   proto_header(hdr, 'E', 0);
   proto_write(lk.answers[1], hdr, sizeof hdr);
   close(lk.answers[1]);

@@ -281,6 +281,8 @@ int mplua_run_all(lua_State *L, const char *file) {
 
 void mplua_interrupt(void) { mpb_interrupt(); }
 
+void host_interrupt_clear(void) { mpb_interrupt_clear(); }
+
 int mplua_target(lua_State *L) { return mpb_get(L)->connect; }
 
 static int remote_main(lua_State *L) {

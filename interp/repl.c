@@ -422,8 +422,10 @@ static int repl_main(lua_State *L) {
   while ((status = loadline(L)) != GOT_EOF) {
     if (status == GOT_INTR) /* the reader has moved to a new line */
       continue;
-    if (status == LUA_OK) /* mp.connect routes chunks to another rank */
+    if (status == LUA_OK) { /* mp.connect routes chunks to another rank */
+      host_interrupt_clear();
       status = mplua_target(L) ? mplua_remote(L) : mplua_docall(L, 0, LUA_MULTRET);
+    }
     if (status == LUA_OK)
       print_results(L);
     else

@@ -176,13 +176,15 @@ typedef struct mpb_waiting {
 enum { MPB_PHASE_IDLE, MPB_PHASE_RUN, MPB_PHASE_FINISHED };
 
 typedef struct mpb_fault {
-  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait */
+  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait;
+                        MPB_INTERRUPTED: rank 0's user interrupted the task */
   char *msg;         /* malloc'ed: message and traceback */
   char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
   size_t vlen;
   int64_t job;       /* the map job that raised it (0: none) */
 } mpb_fault;
 #define MPB_DEADLOCK (-2)
+#define MPB_INTERRUPTED (-3)
 
 /* What a host lets the runtime do to its process (mpb_start). */
 typedef struct mpb_opts {
@@ -436,19 +438,24 @@ int mpb_oversubscribed(const mpb_state *st);
 void mpb_where(const mpb_state *st, int r, int *host, int *cpu, int *numa);
 
 /* -------------------------------------------------------------- hook.c */
-/* Arm/disarm the periodic poll of long Lua computations (every thread that
-** runs Lua: coroutines included), SIGINT handling on rank 0. */
+/* Arm/disarm the periodic poll of long Lua computations on the main thread
+** (at a task's start and end); SIGINT handling on rank 0. */
 void mpb_hook_arm(mpb_state *st, int on);
-/* Install the signal handlers and the coroutine wrappers (start-up). */
+/* Install the signal handlers (start-up). */
 void mpb_hook_init(lua_State *L, mpb_state *st);
 void mpb_hook_close(mpb_state *st);
 extern volatile sig_atomic_t mpb_sigint;
 /* Interrupt rank 0's running command as Ctrl-C does (async-signal-safe: a
 ** host's signal handler may call it). */
 void mpb_interrupt(void);
+/* Drop a pending interrupt: it belonged to a command that is over. */
+void mpb_interrupt_clear(void);
 /* Consume a pending interrupt (rank 0) and raise "interrupted!". */
 void mpb_check_interrupt(lua_State *L, mpb_state *st);
-/* The thread running Lua now (the main thread, or a coroutine). */
+/* Raise the abort error, and keep raising it at the main thread's every
+** instruction until the task runner has it (mpb_hook_arm(st, 0) stops). */
+void mpb_raise_abort_hooked(lua_State *L);
+/* The thread whose stack says where this rank runs: the main thread. */
 lua_State *mpb_running(void);
 
 /* ------------------------------------------------------------- adopt.c */

@@ -193,7 +193,7 @@ void mpb_check_abort(lua_State *L, mpb_state *st) {
   if (st->aborting && st->in_task) {
     if (!st->where[0]) note_where(L, st);
     st->waiting.d = NULL;
-    mpb_raise_abort(L);
+    mpb_raise_abort_hooked(L);
   }
   if (mpb_sigint && st->rank == 0 && !st->where[0]) note_where(L, st);
   mpb_check_interrupt(L, st);

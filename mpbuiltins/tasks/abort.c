@@ -204,7 +204,10 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   if (r == -1) luaL_addstring(&b, lua_pushfstring(L, "mp.%s: task aborted", fname)), lua_pop(L, 1);
-  else if (r == MPB_DEADLOCK) {
+  else if (r == MPB_INTERRUPTED) {
+    lua_pushfstring(L, "mp.%s: %s", fname, msg);
+    luaL_addvalue(&b);
+  } else if (r == MPB_DEADLOCK) {
     lua_pushfstring(L, "mp.%s: %s", fname, msg);
     luaL_addvalue(&b);
   } else {
@@ -228,6 +231,8 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   lua_setfield(L, t, "traceback");
   lua_pushboolean(L, r == MPB_DEADLOCK);
   lua_setfield(L, t, "deadlock");
+  lua_pushboolean(L, r == MPB_INTERRUPTED);
+  lua_setfield(L, t, "interrupted");
   if (st->first.job) {
     lua_pushinteger(L, st->first.job);
     lua_setfield(L, t, "job");
@@ -299,10 +304,11 @@ static void on_abort(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   mpb_msg_free(m);
 }
 
-/* Rank 0 interrupted inside a task: a fault of rank 0, whatever its code
-** catches (the hook keeps raising until the task runner has it). */
+/* Rank 0 interrupted inside a task: the task stops everywhere, whatever
+** rank 0's code catches (the hook keeps raising until the task runner has
+** it), and is reported as interrupted, not as a fault of rank 0. */
 static void on_interrupt(mpb_state *st) {
-  mpb_fault_record(st, 0, "interrupted!", 12);
+  mpb_fault_record(st, MPB_INTERRUPTED, "interrupted!", 12);
   st->faulted = 1;
   if (!st->aborting) mpb_abort_begin(st);
 }

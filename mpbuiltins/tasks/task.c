@@ -226,11 +226,9 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   } else if (!st->aborting) {
     st->phase = MPB_PHASE_FINISHED;
     mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
-    if (mpb_sigint && !st->aborting) {
-      mpb_sigint = 0;
-      mpb_fault_record(st, 0, "interrupted!", 12);
-      st->faulted = 1;
-      mpb_abort_begin(st);
+    if (mpb_sigint && !st->aborting) { /* Ctrl-C while the others finish */
+      mpb_interrupt_clear();
+      st->on_interrupt(st);
     }
   }
   mpb_hook_arm(st, 0);

@@ -1,31 +1,45 @@
 -- ranks: 2 3 4
--- Every thread that runs Lua during a task can be stopped: a rank spinning
--- in a coroutine (made in the task, made in an earlier task and resumed in
--- this one, nested in another, wrapped with coroutine.wrap, or resumed from
--- inside a pcall) is interrupted when another rank faults, many times over.
-local kinds = {"new", "old", "nested", "wrap", "pcall"}
-mp.exec(function() -- coroutines made before the task that runs them
-  rawset(_G, "old_co", coroutine.create(function() while true do end end))
-end)
-for round = 1, 8 do
+-- A rank running coroutines is stopped when another rank faults, many times
+-- over, wherever the coroutine was made (in the task, in an earlier task,
+-- nested in another, wrapped with coroutine.wrap, run under pcall) and
+-- through user pcalls on either side: a coroutine that calls the runtime
+-- (mp.probe here) is stopped there, and its resumer with it; one that
+-- yields back to the main thread is stopped there by the poll hook. The
+-- runtime replaces nothing of the coroutine library. (A coroutine spinning
+-- in pure Lua without yielding cannot be reached: mpbuiltins/README.md.)
+local kinds = {"new", "old", "nested", "wrap", "pcall", "generator", "generator_pcall"}
+assert(coroutine.resume == debug.getregistry()._LOADED.coroutine.resume)
+for round = 1, 6 do
   for _, kind in ipairs(kinds) do
     local spinner = round % (mp.size - 1) + 1
+    mp.exec(function(spinner) -- a coroutine made before the task that runs it
+      if mp.rank == spinner then
+        rawset(_G, "old_co", coroutine.create(function() while true do mp.probe() end end))
+      end
+    end, spinner)
     local ok, err = pcall(mp.exec, function(kind, spinner)
+      local function probing() while true do mp.probe() end end
       if mp.rank == spinner then
         mp.send(0, "spinning")
         if kind == "new" then
-          coroutine.resume(coroutine.create(function() while true do end end))
+          coroutine.resume(coroutine.create(probing))
         elseif kind == "old" then
           coroutine.resume(old_co)
         elseif kind == "nested" then
           coroutine.resume(coroutine.create(function()
-            coroutine.resume(coroutine.create(function() while true do end end))
-            while true do end
+            coroutine.resume(coroutine.create(probing))
+            probing()
           end))
         elseif kind == "wrap" then
-          coroutine.wrap(function() while true do end end)()
+          coroutine.wrap(probing)()
+        elseif kind == "pcall" then
+          pcall(coroutine.wrap(function() pcall(probing) end))
+        elseif kind == "generator" then
+          local gen = coroutine.wrap(function() local i = 0 while true do i = i + 1 coroutine.yield(i) end end)
+          while true do gen() end
         else
-          pcall(coroutine.wrap(function() pcall(function() while true do end end) end))
+          local gen = coroutine.wrap(function() while true do pcall(coroutine.yield) end end)
+          while true do pcall(gen) end
         end
         while true do end -- the coroutine was stopped: so is its caller
       elseif mp.rank == 0 then
