@@ -204,10 +204,7 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   if (r == -1) luaL_addstring(&b, lua_pushfstring(L, "mp.%s: task aborted", fname)), lua_pop(L, 1);
-  else if (r == MPB_INTERRUPTED) {
-    lua_pushfstring(L, "mp.%s: %s", fname, msg);
-    luaL_addvalue(&b);
-  } else if (r == MPB_DEADLOCK) {
+  else if (r == MPB_DEADLOCK || r == MPB_INTERRUPTED) {
     lua_pushfstring(L, "mp.%s: %s", fname, msg);
     luaL_addvalue(&b);
   } else {

@@ -27,7 +27,9 @@ for k in $(seq "$ROUNDS"); do
   type_text "mp.exec(function() if mp.rank == $N - 1 then print('spin' .. 'ning $k') end while true do end end)"
   keys Enter
   wait_screen "spinning #$k" grep -qx "spinning $k"
-  keys C-c C-c
+  keys C-c # the second press 0-80 ms later: a person's double press, which
+  sleep "0.0$((k % 5 * 2))" # lands in the task, its abort or its report
+  keys C-c
   wait_count "interrupt #$k reported" "interrupted!" "$k"
   wait_prompt "after interrupt #$k"
   type_text "dropped $k"
