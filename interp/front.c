@@ -39,10 +39,13 @@
 #include "mplua.h"
 
 #define LAUNCHER_DEFAULT "mpiexec -n"
+#define FACE_FDS 8      /* descriptors a face may add to the loop's poll */
+#define QUERY_MS 5000   /* how long a query waits for rank 0's answer */
 
 front_state fe = {.sock = -1};
 
 static char token[FRONT_TOKEN_LEN + 1];
+static struct buf *from0_buf; /* rank 0's stream, unparsed (front_run's) */
 static int sigpipe_fds[2] = {-1, -1}; /* signal handler -> loop */
 
 
@@ -96,7 +99,7 @@ static void on_signal(int sig) {
 ** ===================================================================
 */
 
-static void send_frame(char kind, const char *p, size_t n) {
+void front_send(char kind, const char *p, size_t n) {
   unsigned char h[FRONT_FRAME_HDR];
   if (fe.sock < 0)
     return;
@@ -111,7 +114,7 @@ void front_answer(char kind, const char *p, size_t n) {
   if (!fe.asking)
     return;
   fe.asking = 0;
-  send_frame(kind, p, n);
+  front_send(kind, p, n);
 }
 
 /* Rank 0 has connected (it stays 0 until then). */
@@ -122,7 +125,7 @@ static int early;
 
 static void send_interrupt(void) {
   char num[24];
-  send_frame('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
+  front_send('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
 }
 
 /* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it
@@ -131,19 +134,70 @@ static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
       if (fe.tty && !early) /* after the terminal's "^C" */
-        tty_output(STDOUT_FILENO, "\n", 1);
+        fe.face->output(STDOUT_FILENO, "\n", 1);
       early = 1;
     }
     else if (launcher > 0) /* the job is ending: let the launcher stop it */
       kill(launcher, SIGINT);
   }
   else if (fe.asking)
-    tty_interrupt();
+    fe.face->interrupt();
   else {
     if (fe.tty) /* after the terminal's "^C" */
-      tty_output(STDOUT_FILENO, "\n", 1);
+      fe.face->output(STDOUT_FILENO, "\n", 1);
     send_interrupt();
   }
+}
+
+/* The answer to the query in flight (front_query). */
+static struct {
+  int waiting, got;
+  char *p;
+  size_t n;
+} qa;
+
+static void query_answer(const char *p, size_t n) {
+  if (!qa.waiting || qa.got)
+    return;
+  qa.got = 1;
+  if ((qa.p = malloc(n + 1)) != NULL) {
+    memcpy(qa.p, p, n);
+    qa.p[n] = '\0';
+    qa.n = n;
+  }
+}
+
+static void parse_stream(buf *b, int eof);
+
+char *front_query(const char *q, size_t qn, size_t *n) {
+  int left = QUERY_MS;
+  char *answer;
+  if (fe.sock < 0 || !fe.asking || from0_buf == NULL)
+    return NULL;
+  qa.waiting = 1;
+  qa.got = 0;
+  qa.p = NULL;
+  front_send('Q', q, qn);
+  while (!qa.got && fe.sock >= 0 && left > 0) { /* rank 0 answers at once: it is waiting */
+    struct pollfd p = {fe.sock, POLLIN, 0};
+    char chunk[8192];
+    ssize_t r;
+    int got = poll(&p, 1, 100);
+    if (got < 0 && errno != EINTR)
+      break;
+    left -= 100;
+    if (got <= 0)
+      continue;
+    r = read(fe.sock, chunk, sizeof chunk);
+    if (r <= 0 || buf_add(from0_buf, chunk, (size_t)r) != 0)
+      break; /* the loop sees the end of the connection again */
+    parse_stream(from0_buf, 0);
+  }
+  qa.waiting = 0;
+  answer = qa.p;
+  *n = answer != NULL ? qa.n : 0;
+  qa.p = NULL;
+  return answer;
 }
 
 /* A marker's payload (front_proto.h). */
@@ -156,14 +210,18 @@ static void marker(char kind, const char *p, size_t n) {
     fe.asking = 1;
     fe.prompted = semi[1] == 'p';
     if (fe.prompted)
-      tty_ask(semi + 2, n - (size_t)(semi + 2 - p));
+      fe.face->ask(semi + 2, n - (size_t)(semi + 2 - p));
     else
-      tty_ask(NULL, 0);
+      fe.face->ask(NULL, 0);
   }
   else if (kind == 'H')
-    tty_history(p, n);
+    fe.face->history(p, n);
   else if (kind == 'P')
-    tty_progress(p, n);
+    fe.face->progress(p, n);
+  else if (kind == 'A' && qa.waiting)
+    query_answer(p, n);
+  else if (fe.face->marker != NULL)
+    fe.face->marker(kind, p, n);
 }
 
 /* Rank 0's stream: text for the user, with markers in it. Consumes what is
@@ -175,7 +233,7 @@ static void parse_stream(buf *b, int eof) {
     char *esc = memchr(b->p + i, '\033', b->len - i);
     size_t at = esc ? (size_t)(esc - b->p) : b->len, have, need = ml + tl + 1, k, len = 0;
     if (at > i)
-      tty_output(STDOUT_FILENO, b->p + i, at - i);
+      fe.face->rank0(b->p + i, at - i);
     i = at;
     if (esc == NULL)
       break;
@@ -184,7 +242,7 @@ static void parse_stream(buf *b, int eof) {
     if (memcmp(esc, mark, have < ml ? have : ml) != 0 ||
         (have > ml && memcmp(esc + ml, token, have - ml < tl ? have - ml : tl) != 0) ||
         (have >= need && esc[need - 1] != ';')) {
-      tty_output(STDOUT_FILENO, esc, 1); /* not ours */
+      fe.face->rank0(esc, 1); /* not ours */
       i++;
       continue;
     }
@@ -208,12 +266,12 @@ static void parse_stream(buf *b, int eof) {
     i += k + 1 + len + 1;
     continue;
   not_ours:
-    tty_output(STDOUT_FILENO, esc, 1);
+    fe.face->rank0(esc, 1);
     i++;
     continue;
   later:
     if (eof) { /* cut short for ever: it was text */
-      tty_output(STDOUT_FILENO, esc, have);
+      fe.face->rank0(esc, have);
       i = b->len;
     }
     break;
@@ -381,13 +439,13 @@ static int relay(int fd, int to, buf *b) {
     char *nl = memrchr(b->p, '\n', b->len);
     size_t k = nl ? (size_t)(nl - b->p) + 1 : (b->len > 4096 ? b->len : 0);
     if (k > 0) {
-      tty_output(to, b->p, k);
+      fe.face->output(to, b->p, k);
       buf_drop(b, k);
     }
     return 1;
   }
   if (b->len > 0)
-    tty_output(to, b->p, b->len);
+    fe.face->output(to, b->p, b->len);
   b->len = 0;
   return 0;
 }
@@ -401,13 +459,20 @@ static int exit_status(int wstatus) {
 }
 
 int mplua_front(int nranks, int argc, char **argv) {
+  return front_run(&tty_face, nranks, argc, argv);
+}
+
+int front_run(const front_face *face, int nranks, int argc, char **argv) {
   int out[2], err[2], port, listener, status = -1, fd_out, fd_err, i;
   static const int sigs[] = {SIGINT, SIGCHLD, SIGTERM, SIGHUP, SIGWINCH};
   char **v, *words = NULL, *address;
-  buf from0 = {0}, bout = {0}, berr = {0};
+  static buf from0;
+  buf bout = {0}, berr = {0};
   struct sigaction sa;
   pid_t launcher;
-  fe.tty = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+  fe.face = face;
+  from0_buf = &from0;
+  fe.tty = face->input != NULL && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   if (make_token() != 0 || (listener = listen_any(&port)) < 0 ||
       pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
       pipe2(err, O_CLOEXEC) != 0 || (address = front_address(port)) == NULL ||
@@ -433,10 +498,10 @@ int mplua_front(int nranks, int argc, char **argv) {
     fprintf(stderr, "mplua: cannot start the job: %s\n", strerror(errno));
     return EXIT_FAILURE;
   }
-  tty_start();
+  face->start();
   while (status < 0 || fd_out >= 0 || fd_err >= 0 || fe.sock >= 0) {
-    struct pollfd p[6];
-    int np = 0, ip = -1, il = -1, is = -1, io = -1, ie = -1, over;
+    struct pollfd p[6 + FACE_FDS];
+    int np = 0, ip = -1, il = -1, is = -1, io = -1, ie = -1, over, ix, nx = 0, ms = -1;
     p[np].fd = sigpipe_fds[0], p[np++].events = POLLIN;
     if (listener >= 0)
       il = np, p[np].fd = listener, p[np++].events = POLLIN;
@@ -446,10 +511,13 @@ int mplua_front(int nranks, int argc, char **argv) {
       io = np, p[np].fd = fd_out, p[np++].events = POLLIN;
     if (fd_err >= 0)
       ie = np, p[np].fd = fd_err, p[np++].events = POLLIN;
-    if (fe.asking)
+    if (fe.asking && face->input != NULL)
       ip = np, p[np].fd = STDIN_FILENO, p[np++].events = POLLIN;
+    ix = np;
+    if (face->pollfds != NULL)
+      np += nx = face->pollfds(p + np, FACE_FDS, &ms);
     over = status >= 0 && fd_out < 0 && fd_err < 0; /* what rank 0 wrote is here */
-    if (poll(p, (nfds_t)np, over ? 0 : -1) < 0) {
+    if (poll(p, (nfds_t)np, over ? 0 : ms) < 0) {
       if (errno == EINTR)
         continue;
       break;
@@ -462,7 +530,7 @@ int mplua_front(int nranks, int argc, char **argv) {
         if (s[k] == SIGINT)
           interrupt(status < 0 ? launcher : 0);
         else if (s[k] == SIGWINCH)
-          tty_winch();
+          face->winch();
         else if (s[k] == SIGCHLD && status < 0 && waitpid(launcher, &w, WNOHANG) == launcher)
           status = exit_status(w);
         else if ((s[k] == SIGTERM || s[k] == SIGHUP) && status < 0)
@@ -482,7 +550,7 @@ int mplua_front(int nranks, int argc, char **argv) {
         fe.sock = -1;
         if (fe.asking) {
           fe.asking = 0;
-          tty_abandon();
+          face->abandon();
         }
       }
     }
@@ -496,14 +564,16 @@ int mplua_front(int nranks, int argc, char **argv) {
       fd_err = -1;
     }
     if (ip >= 0 && fe.asking && p[ip].revents)
-      tty_input();
+      face->input();
+    if (nx > 0)
+      face->polled(p + ix, nx);
     if (status < 0 && fd_out < 0 && fd_err < 0) { /* pipes closed: wait for it */
       int w;
       if (waitpid(launcher, &w, 0) == launcher)
         status = exit_status(w);
     }
   }
-  tty_end();
+  face->end();
   if (listener >= 0)
     close(listener);
   free(from0.p);

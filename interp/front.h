@@ -7,6 +7,31 @@
 
 #include <stddef.h>
 
+struct pollfd;
+
+/* What the front end shows the job on (the terminal, front_tty.c; or a
+** notebook, jupyter_face.c), as xeus puts a kernel over a transport: the
+** connection and the job are front.c's, the user's side is the face's. */
+typedef struct front_face {
+  void (*start)(void);
+  void (*end)(void);
+  void (*rank0)(const char *p, size_t n);         /* rank 0's own text */
+  void (*output)(int fd, const char *p, size_t n); /* the launcher's stdout (1) or stderr (2) */
+  void (*progress)(const char *p, size_t n);      /* n == 0: clear it */
+  void (*history)(const char *p, size_t n);
+  void (*ask)(const char *prompt, size_t n);      /* NULL: a plain read */
+  void (*input)(void);       /* stdin is readable while asking (NULL: stdin is not read) */
+  void (*interrupt)(void);   /* Ctrl-C while asking */
+  void (*winch)(void);
+  void (*abandon)(void);     /* rank 0 is gone while asking */
+  /* Optional: a marker of a kind front.c does not know; more descriptors
+  ** to poll (returns how many it filled, may lower *timeout_ms) and what
+  ** came of them. */
+  void (*marker)(char kind, const char *p, size_t n);
+  int (*pollfds)(struct pollfd *p, int max, int *timeout_ms);
+  void (*polled)(const struct pollfd *p, int n);
+} front_face;
+
 /* The front end's state (one per process: there is one terminal). */
 typedef struct front_state {
   int tty;       /* stdin and stdout are terminals: line editing, progress */
@@ -14,12 +39,23 @@ typedef struct front_state {
   int asking;    /* rank 0 waits for the answer to request `seq` */
   long seq;      /* the last request seen */
   int prompted;  /* that request carries a prompt (the REPL), not io.read */
+  const front_face *face;
 } front_state;
 
 extern front_state fe;
 
 /* front.c: answer rank 0's request (kind 'L', 'E' or 'C', see front_proto.h). */
 void front_answer(char kind, const char *p, size_t n);
+/* Start the job and show it on `face` until it ends; its exit status. */
+int front_run(const front_face *face, int nranks, int argc, char **argv);
+/* Send rank 0 a frame outside the request/answer turns ('Q', front_proto.h). */
+void front_send(char kind, const char *p, size_t n);
+/* While rank 0 waits for a line: ask it a query ('Q') and wait for its 'A'
+** marker. Returns the answer (malloc'ed, *n its length) or NULL. */
+char *front_query(const char *q, size_t qn, size_t *n);
+
+/* front_tty.c: the terminal face. */
+extern const front_face tty_face;
 
 /* front_tty.c: the terminal (or plain files when fe.tty is 0). */
 void tty_start(void);

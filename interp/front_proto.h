@@ -18,6 +18,8 @@
 **        the requests from 1.
 **   'H'  a complete chunk for the history.
 **   'P'  the progress line (empty payload: clear it).
+**   'A'  the answer to a query ('Q').
+**   'J'  a notebook's message (a JSON object: jupyter_proto.h).
 **
 ** Front end -> rank 0: frames, one kind byte, a 4-byte big-endian length,
 ** the payload:
@@ -28,6 +30,10 @@
 **   'I'  Ctrl-C while a command runs: payload the decimal seq of the last
 **        request answered. Rank 0 interrupts its command only if it has sent
 **        no request since, so a late Ctrl-C never hits the next command.
+**   'Q'  a query, while rank 0 waits for an answer: 'c' and the text before
+**        the cursor (Tab: complete), or 'i', the cursor's byte offset, ';'
+**        and the text (inspect). Rank 0 answers with one 'A' marker and
+**        goes on waiting (show.h has the answers' form).
 */
 #ifndef MPLUA_FRONT_PROTO_H
 #define MPLUA_FRONT_PROTO_H

@@ -30,6 +30,7 @@
 
 #include "front.h"
 #include "front_proto.h"
+#include "complete_rl.h"
 
 #ifdef MPLUA_READLINE
 #include <readline/history.h>
@@ -384,6 +385,13 @@ void tty_winch(void) {
 /* }================================================================== */
 
 
+#ifdef MPLUA_READLINE
+/* Tab's completions come from rank 0, asked while it waits for the line. */
+static char *tty_ask_rank0(const char *q, size_t n, size_t *alen) {
+  return fe.prompted ? front_query(q, n, alen) : NULL;
+}
+#endif
+
 void tty_start(void) {
 #ifdef MPLUA_READLINE
   const char *h = getenv("MPLUA_HISTORY"), *home = getenv("HOME");
@@ -392,6 +400,7 @@ void tty_start(void) {
   rl_readline_name = "mplua"; /* for $if mplua in ~/.inputrc */
   rl_catch_signals = 0;       /* the loop has them */
   rl_catch_sigwinch = 0;
+  complete_rl_init(tty_ask_rank0); /* Tab: rank 0 has the globals */
   using_history();
   stifle_history(HISTORY_KEEP);
   if (h == NULL && home != NULL && home[0] != '\0') {
@@ -420,3 +429,9 @@ void tty_end(void) {
     clear_history();
 #endif
 }
+
+static void tty_rank0(const char *p, size_t n) { tty_output(STDOUT_FILENO, p, n); }
+
+const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_output, tty_progress,
+                             tty_history, tty_ask, tty_input, tty_interrupt, tty_winch,
+                             tty_abandon, NULL, NULL, NULL};

@@ -42,5 +42,15 @@ void link_prompt(const char *prompt);
 void link_history(const char *chunk);
 /* The progress line (NULL: clear it). */
 void link_progress(const char *text);
+/* A marker of any kind (front_proto.h) in rank 0's stream. */
+void link_mark(char kind, const char *p, size_t n);
+/* While rank 0 waits for an answer, the front end's queries ('Q' frames)
+** go to fn, which answers each with one 'A' marker. */
+typedef void (*link_queryfn)(void *ud, const char *q, size_t n);
+void link_on_query(link_queryfn fn, void *ud);
+/* Ask the front end for the next request with this prompt and take its
+** whole answer: 'L' (*p, *n: the text, valid until the next read), 'E'
+** (end of input) or 'C' (Ctrl-C). */
+int link_ask(const char *prompt, const char **p, size_t *n);
 
 #endif

@@ -52,6 +52,8 @@ static struct {
   atomic_long seq;        /* requests sent */
   atomic_int waiting;     /* the main thread waits for an answer */
   pthread_t main, reader;
+  link_queryfn query;     /* answers 'Q' frames while waiting (NULL: none) */
+  void *query_ud;
 } lk = {.sock = -1, .answers = {-1, -1}};
 
 int link_on(void) { return lk.on; }
@@ -93,6 +95,16 @@ void link_history(const char *chunk) {
     mark('H', chunk, strlen(chunk), NULL, 0);
 }
 
+void link_mark(char kind, const char *p, size_t n) {
+  if (lk.on)
+    mark(kind, p, n, NULL, 0);
+}
+
+void link_on_query(link_queryfn fn, void *ud) {
+  lk.query = fn;
+  lk.query_ud = ud;
+}
+
 void link_progress(const char *text) {
   if (lk.on)
     mark('P', text ? text : "", text ? strlen(text) : 0, NULL, 0);
@@ -117,6 +129,7 @@ static ssize_t request(void) {
   int len = snprintf(seq, sizeof seq, "%ld;%c", s, lk.prompt ? 'p' : 'r');
   atomic_store(&lk.waiting, 1);
   mark('R', seq, (size_t)len, lk.prompt, lk.prompt ? strlen(lk.prompt) : 0);
+again:
   if (proto_read(lk.answers[0], hdr, sizeof hdr) != 0) {
     atomic_store(&lk.waiting, 0);
     return 0; /* the front end is gone: end of input */
@@ -141,6 +154,13 @@ static ssize_t request(void) {
   }
   if (n > 0 && proto_read(lk.answers[0], lk.buf, n) != 0)
     n = 0;
+  if (hdr[0] == 'Q') { /* a query (Tab), answered while we wait on */
+    if (lk.query != NULL)
+      lk.query(lk.query_ud, lk.buf, n);
+    else
+      mark('A', NULL, 0, NULL, 0);
+    goto again;
+  }
   atomic_store(&lk.waiting, 0);
   lk.pos = 0;
   lk.len = n;
@@ -150,6 +170,18 @@ static ssize_t request(void) {
     return -1;
   }
   return hdr[0] == 'L' ? (ssize_t)n : 0;
+}
+
+int link_ask(const char *prompt, const char **p, size_t *n) {
+  const char *saved = lk.prompt;
+  ssize_t got;
+  lk.prompt = prompt;
+  got = request();
+  lk.prompt = saved;
+  *p = lk.buf;
+  *n = got > 0 ? (size_t)got : 0;
+  lk.pos = lk.len; /* stdin has not seen it */
+  return got > 0 ? 'L' : got == 0 ? 'E' : 'C';
 }
 
 static ssize_t stdin_read(void *cookie, char *out, size_t size) {

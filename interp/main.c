@@ -21,6 +21,9 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "mplua.h"
+#ifdef MPLUA_JUPYTER
+#include "jupyter.h"
+#endif
 
 /* argv[0] without its directory, for messages */
 static const char *progname = "mplua";
@@ -35,7 +38,8 @@ enum {
   HAS_HELP = 1 << 5,   /* -h, --help */
   HAS_NOMPI = 1 << 6,  /* --nompi */
   HAS_W = 1 << 7,      /* -W */
-  HAS_FRONT = 1 << 8   /* -n N: the front end */
+  HAS_FRONT = 1 << 8,  /* -n N: the front end */
+  HAS_JUPYTER = 1 << 9 /* --jupyter FILE: a notebook's kernel, or its job */
 };
 
 /* Why a command line is invalid. */
@@ -47,6 +51,7 @@ typedef struct Options {
   int script;      /* argv index of the script; argc when there is none */
   int error;       /* ARGS_* */
   const char *bad; /* the offending argument, for the message */
+  const char *jupyter; /* --jupyter's connection file */
 } Options;
 
 /* Everything the protected main on rank 0 needs (passed as a light userdata
@@ -73,6 +78,9 @@ static const char usage_text[] =
     "  -b        batch mode: any error ends every rank with status 1;\n"
     "            never a prompt (stdin is the script if none is given)\n"
     "  --nompi   run without MPI (same as MPLUA_DISABLED=1)\n"
+    "  --jupyter FILE  be a Jupyter kernel for the connection FILE (with -n N)\n"
+    "  --install-kernel [--user|--prefix DIR] [-n N] [--name NAME]  (first)\n"
+    "            write the kernelspec that runs this program at N ranks\n"
     "  -h, --help  show this help and exit\n"
     "  --        stop handling options\n"
     "  -         stop handling options and execute stdin\n";
@@ -131,6 +139,12 @@ static int collectargs(int argc, char **argv, Options *o) {
         o->flags |= HAS_HELP;
       else if (strcmp(a, "--nompi") == 0)
         o->flags |= HAS_NOMPI;
+      else if (strcmp(a, "--jupyter") == 0) {
+        if (i + 1 >= argc || argv[i + 1] == NULL)
+          return fail(o, ARGS_NEEDARG, a);
+        o->jupyter = argv[++i];
+        o->flags |= HAS_JUPYTER;
+      }
       else
         return fail(o, ARGS_UNKNOWN, a);
       break;
@@ -450,7 +464,36 @@ static int leader(lua_State *L, Run *r) {
   repl = lua_toboolean(L, -1);
   status = (int)lua_tointeger(L, -2);
   lua_pop(L, 2);
+#ifdef MPLUA_JUPYTER
+  if (r->opt.flags & HAS_JUPYTER) /* a notebook's cells instead of the prompt */
+    return status != 0 ? status : jupyter_leader(L);
+#endif
   return repl ? mplua_repl(L) : status;
+}
+
+/* --jupyter FILE without a job around it: be the kernel, in front of a job
+** of -n N ranks (1 without -n). */
+static int kernel(Options *o, int argc, char **argv) {
+#ifdef MPLUA_JUPYTER
+  char **v;
+  int status;
+  if (o->flags & HAS_FRONT)
+    return mplua_jupyter(o->nranks, argc, argv, o->jupyter);
+  if ((v = calloc((size_t)argc + 2, sizeof *v)) == NULL)
+    return EXIT_FAILURE;
+  v[0] = argv[0];
+  v[1] = "-n1"; /* the front end passes on what follows -n */
+  for (int i = 1; i < argc; i++)
+    v[i + 1] = argv[i];
+  status = mplua_jupyter(1, argc + 1, v, o->jupyter);
+  free(v);
+  return status;
+#else
+  (void)o, (void)argc;
+  fprintf(stderr, "%s: this mplua was built without Jupyter (ZeroMQ, cJSON and "
+                  "OpenSSL's libcrypto were not found)\n", argv[0]);
+  return EXIT_FAILURE;
+#endif
 }
 
 /* }================================================================== */
@@ -464,7 +507,16 @@ int main(int argc, char **argv) {
   /* Parse before mplua_open: it decides whether MPI starts at all. An
   ** invalid line still opens the state, so that under mpiexec every rank
   ** starts and finalizes MPI and rank 0 alone prints the usage. */
+  if (argc > 1 && argv[1] != NULL && strcmp(argv[1], "--install-kernel") == 0) {
+#ifdef MPLUA_JUPYTER
+    return jupyter_install(argc, argv);
+#else
+    return kernel(&r.opt, argc, argv); /* says why not */
+#endif
+  }
   collectargs(argc, argv, &r.opt);
+  if ((r.opt.flags & HAS_JUPYTER) && r.opt.error == ARGS_OK && getenv("MPLUA_FRONT") == NULL)
+    return kernel(&r.opt, argc, argv); /* starts the job below, serves the notebook */
   if ((r.opt.flags & HAS_FRONT) && r.opt.error == ARGS_OK)
     return mplua_front(r.opt.nranks, argc, argv); /* starts the job below */
   if (r.opt.flags & HAS_NOENV)
@@ -490,6 +542,10 @@ int main(int argc, char **argv) {
   else if (mplua_rank(L) != 0) {
     if (r.opt.flags & HAS_W) /* rank 0 turns them on in the order of -e/-l */
       lua_warning(L, "@on", 0);
+#ifdef MPLUA_JUPYTER
+    if (r.opt.flags & HAS_JUPYTER) /* the notebook shows whose lines they are */
+      jupyter_label_output(L, mplua_rank(L));
+#endif
     status = mplua_worker(L);
   }
   else

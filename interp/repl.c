@@ -33,8 +33,10 @@
 
 #include "lua.h"
 #include "lauxlib.h"
+#include "complete_rl.h"
 #include "host.h"
 #include "mplua.h"
+#include "show.h"
 
 #ifdef MPLUA_READLINE
 #include <readline/history.h>
@@ -401,6 +403,7 @@ static void print_results(lua_State *L) {
   if (n == 0)
     return;
   luaL_checkstack(L, LUA_MINSTACK, "too many results to print");
+  show_pretty_values(L, n); /* tables as their contents */
   lua_getglobal(L, "print");
   lua_insert(L, 1);
   if (lua_pcall(L, n, 0, 0) != LUA_OK) {
@@ -409,13 +412,25 @@ static void print_results(lua_State *L) {
   }
 }
 
+#ifdef MPLUA_READLINE
+/* Tab's completions, from this state. */
+static lua_State *repl_state;
+static char *complete_here(const char *q, size_t n, size_t *alen) {
+  return show_answer(repl_state, q, n, alen);
+}
+#endif
+
 /* The loop, run as a protected C function: returns the exit status. */
 static int repl_main(lua_State *L) {
   int status;
+  show_open(L, NULL);
+  link_on_query(show_serve_query, L); /* the front end's Tab */
 #ifdef MPLUA_READLINE
   editing = isatty(STDIN_FILENO);
   if (editing) {
     rl_readline_name = "mplua"; /* for $if mplua in ~/.inputrc */
+    repl_state = L;
+    complete_rl_init(complete_here);
     using_history();
   }
 #endif

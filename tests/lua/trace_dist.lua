@@ -6,7 +6,7 @@
 -- layouts and the grid, p2p and "coll" see none of their messages, every
 -- application is one span of its kind on every rank with its messages (and
 -- their flows) inside, and the file passes the checker.
-local TJ = dofile((arg[0]:match("^(.*)/") or ".") .. "/../../scripts/trace_json.lua")
+local TJ = require "mplua.trace_json"
 local n = mp.size
 local file = os.tmpname()
 
@@ -194,13 +194,8 @@ if n > 1 then
   mp.trace.start{file = file}
   mp.exec(function(src) local A, _, T = load(src)() T:forward(A:alloc()) end, job)
   mp.trace.stop()
-  local here = arg[0]:match("^(.*)/") or "."
   local html = os.tmpname()
-  local saved, saved_print = arg, print
-  arg, print = {[0] = here .. "/../../scripts/trace_report.lua", file, "-o", html .. ".html"},
-               function() end
-  dofile(arg[0])
-  arg, print = saved, saved_print
+  require("mplua.trace_report").report(file):save(html .. ".html")
   local svg = assert(io.open(html .. ".matrix.svg")):read("a")
   assert(svg:find('data%-kind="transpose"') and not svg:find('data%-kind="p2p"'))
   local tl = assert(io.open(html .. ".timeline.svg")):read("a")

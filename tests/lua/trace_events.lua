@@ -4,7 +4,7 @@
 -- checker (pids named, X events nested, flows paired and attached to the
 -- zero-length out/in events); the matrices of a ring, an all-to-all and a
 -- binomial bcast are the expected ones, from mp.trace.matrix and the file.
-local TJ = dofile((arg[0]:match("^(.*)/") or ".") .. "/../../scripts/trace_json.lua")
+local TJ = require "mplua.trace_json"
 local n = mp.size
 local file = os.tmpname()
 

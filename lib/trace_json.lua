@@ -1,7 +1,8 @@
+-- SPDX-License-Identifier: MIT
 -- Reading an mplua trace (trace-event JSON, DESIGN.md section 9) in plain Lua:
 -- a JSON decoder, a checker of the trace-event rules mplua promises, and the
--- communication matrix. Used by scripts/trace_report.lua and by the tests.
---   local TJ = dofile("scripts/trace_json.lua")
+-- communication matrix. Used by mplua.trace_report and by the tests.
+--   local TJ = require "mplua.trace_json"
 --   local tr = TJ.load("run.json")      -- {events = {...}, ranks = n}
 --   assert(TJ.check(tr))                -- or nil, "what is wrong"
 --   TJ.matrix(tr, "p2p", "count")       -- m[i][j]: from rank i-1 to rank j-1
