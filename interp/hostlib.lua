@@ -49,7 +49,9 @@ if type(mp.trace) == "table" then
     if type(file) ~= "string" then
       error("bad argument #1 to 'mp.trace.report' (a file or mp.trace.stop's result expected)", 2)
     end
-    local ok, rep = pcall(function() return require("mplua.trace_report").report(file, opts) end)
+    local o = {name = tmp and "mp.trace" or file}
+    for k, v in lib.pairs(opts or {}) do o[k] = v end
+    local ok, rep = pcall(function() return require("mplua.trace_report").report(file, o) end)
     if tmp then os.remove(tmp) end
     if not ok then error(rep, 2) end
     return rep

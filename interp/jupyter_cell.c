@@ -173,29 +173,25 @@ static int load_with_return(lua_State *L, const char *code, size_t len, size_t a
   return status;
 }
 
-/* Compile as the prompt does: `return <code>` first, then the statements;
-** and, as a notebook's cells do, statements whose last line is an
-** expression show its value. */
+/* Compile as the prompt does, `return <code>` first; then, as a notebook's
+** cells do, statements whose last line is an expression show its value;
+** then the statements as they are. */
 static int load_cell(lua_State *L, const char *code, size_t len, const char *name) {
   const char *last;
-  size_t at;
+  size_t at, end = len;
   int status = load_with_return(L, code, len, 0, name);
   if (status == LUA_OK)
     return status;
   lua_pop(L, 1);
-  status = load_with_return(L, code, len, len, name);
-  if (status != LUA_ERRSYNTAX)
-    return status;
-  while (len > 0 && (code[len - 1] == '\n' || code[len - 1] == ' ' || code[len - 1] == '\t'))
-    len--;
-  last = len > 0 ? memrchr(code, '\n', len) : NULL;
+  while (end > 0 && (code[end - 1] == '\n' || code[end - 1] == ' ' || code[end - 1] == '\t'))
+    end--;
+  last = end > 0 ? memrchr(code, '\n', end) : NULL;
   at = last != NULL ? (size_t)(last - code) + 1 : 0;
-  if (at > 0 && load_with_return(L, code, len, at, name) == LUA_OK) {
-    lua_remove(L, -2); /* the statements' error */
+  if (at > 0 && load_with_return(L, code, end, at, name) == LUA_OK)
     return LUA_OK;
-  }
-  lua_pop(L, 1);
-  return status;
+  if (at > 0)
+    lua_pop(L, 1);
+  return load_with_return(L, code, len, len, name);
 }
 
 static void run_cell(lua_State *L, const cJSON *req) {
