@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 
 #include "lauxlib.h"
@@ -227,6 +231,10 @@ static void run_cell(lua_State *L, const cJSON *req) {
 }
 
 int jupyter_leader(lua_State *L) {
+  int one = 1;
+  /* stdout is the link: a cell's markers are small writes in a row, which
+  ** must not wait for each other's acks (Nagle's algorithm) */
+  setsockopt(STDOUT_FILENO, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   host_set_prompt(1); /* reports carry no program name */
   show_open(L, display_sink);
   link_on_query(show_serve_query, L);

@@ -16,8 +16,11 @@
 **   - The progress line of mp.pool: a display updated in place.
 */
 #define _GNU_SOURCE
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +221,9 @@ static void face_progress(const char *p, size_t n) {
 
 /* ----------------------------------------------- asking */
 static void face_ask(const char *prompt, size_t n) {
+  int one = 1;
+  /* a request's frame is two writes: no waiting for the first one's ack */
+  setsockopt(fe.sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   jf.input = 0;
   if (prompt != NULL && n == strlen(JUP_READY) && memcmp(prompt, JUP_READY, n) == 0) {
     jf_flush();
