@@ -63,8 +63,8 @@ static void chunk(FILE *f, const char *type, const unsigned char *data, size_t n
   be32(h, (unsigned long)n);
   memcpy(h + 4, type, 4);
   fwrite(h, 1, 8, f);
-  fwrite(data, 1, n, f);
-  be32(h, crc(data, n, c));
+  if (n) fwrite(data, 1, n, f); /* IEND has no data (and a NULL pointer) */
+  be32(h, n ? crc(data, n, c) : c);
   fwrite(h, 1, 4, f);
 }
 
