@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -134,7 +135,7 @@ static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
       if (fe.tty && !early) /* after the terminal's "^C" */
-        fe.face->output(STDOUT_FILENO, "\n", 1);
+        fe.face->rank0("\n", 1);
       early = 1;
     }
     else if (launcher > 0) /* the job is ending: let the launcher stop it */
@@ -144,7 +145,7 @@ static void interrupt(pid_t launcher) {
     fe.face->interrupt();
   else {
     if (fe.tty) /* after the terminal's "^C" */
-      fe.face->output(STDOUT_FILENO, "\n", 1);
+      fe.face->rank0("\n", 1);
     send_interrupt();
   }
 }
@@ -167,7 +168,13 @@ static void query_answer(const char *p, size_t n) {
   }
 }
 
-static void parse_stream(buf *b, int eof);
+static void parse_stream(buf *b, int eof, int more);
+
+/* Bytes wait to be read on fd. */
+static int pending(int fd) {
+  int n = 0;
+  return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
 
 char *front_query(const char *q, size_t qn, size_t *n) {
   int left = QUERY_MS;
@@ -191,7 +198,7 @@ char *front_query(const char *q, size_t qn, size_t *n) {
     r = read(fe.sock, chunk, sizeof chunk);
     if (r <= 0 || buf_add(from0_buf, chunk, (size_t)r) != 0)
       break; /* the loop sees the end of the connection again */
-    parse_stream(from0_buf, 0);
+    parse_stream(from0_buf, 0, pending(fe.sock));
   }
   qa.waiting = 0;
   answer = qa.p;
@@ -225,13 +232,19 @@ static void marker(char kind, const char *p, size_t n) {
 }
 
 /* Rank 0's stream: text for the user, with markers in it. Consumes what is
-** decided; a possible marker cut by the end of the buffer waits for more. */
-static void parse_stream(buf *b, int eof) {
+** decided; a possible marker cut by the end of the buffer waits for more,
+** and so does an unfinished line when more is already there to read (`more`:
+** rank 0 wrote the line at once, and the other ranks' lines must not cut it). */
+static void parse_stream(buf *b, int eof, int more) {
   static const char mark[] = FRONT_MARK;
   size_t ml = sizeof mark - 1, tl = FRONT_TOKEN_LEN, i = 0;
   while (i < b->len) {
     char *esc = memchr(b->p + i, '\033', b->len - i);
     size_t at = esc ? (size_t)(esc - b->p) : b->len, have, need = ml + tl + 1, k, len = 0;
+    if (esc == NULL && more) { /* a line cut by the read: the rest is on its way */
+      char *nl = memrchr(b->p + i, '\n', at - i);
+      at = nl != NULL ? (size_t)(nl + 1 - b->p) : i;
+    }
     if (at > i)
       fe.face->rank0(b->p + i, at - i);
     i = at;
@@ -429,15 +442,18 @@ static void accept_rank0(int *listener) {
 */
 
 /* Line-buffered relay of one of the launcher's pipes (other ranks' output,
-** hydra's messages); returns 0 at end of file. */
+** hydra's messages); returns 0 at end of file. Each rank writes a line of up
+** to RELAY_LINE bytes at once (interp/lines.c) and hydra forwards what it
+** reads whole, so what is here up to a newline is whole lines. */
+#define RELAY_LINE (64 << 10)
 static int relay(int fd, int to, buf *b) {
-  char chunk[4096];
+  char chunk[16384];
   ssize_t n = read(fd, chunk, sizeof chunk);
   if (n < 0 && (errno == EINTR || errno == EAGAIN))
     return 1;
   if (n > 0 && buf_add(b, chunk, (size_t)n) == 0) {
     char *nl = memrchr(b->p, '\n', b->len);
-    size_t k = nl ? (size_t)(nl - b->p) + 1 : (b->len > 4096 ? b->len : 0);
+    size_t k = nl ? (size_t)(nl - b->p) + 1 : (b->len > RELAY_LINE ? b->len : 0);
     if (k > 0) {
       fe.face->output(to, b->p, k);
       buf_drop(b, k);
@@ -543,9 +559,9 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
       char chunk[8192];
       ssize_t n = p[is].revents ? read(fe.sock, chunk, sizeof chunk) : 0;
       if (n > 0 && buf_add(&from0, chunk, (size_t)n) == 0)
-        parse_stream(&from0, 0);
+        parse_stream(&from0, 0, pending(fe.sock));
       else if (n <= 0 && (n == 0 || (errno != EINTR && errno != EAGAIN))) {
-        parse_stream(&from0, 1); /* rank 0 is gone */
+        parse_stream(&from0, 1, 0); /* rank 0 is gone */
         close(fe.sock);
         fe.sock = -1;
         if (fe.asking) {

@@ -60,9 +60,12 @@ extern const front_face tty_face;
 /* front_tty.c: the terminal (or plain files when fe.tty is 0). */
 void tty_start(void);
 void tty_end(void);
-/* Output for the user (rank 0's stream, the launcher's): above the prompt
-** and below nothing, with the progress line kept at the bottom. */
+/* Output for the user (rank 0's stream): above the prompt and below
+** nothing, with the progress line kept at the bottom. */
 void tty_output(int fd, const char *p, size_t n);
+/* The launcher's output (the other ranks'), in whole lines: the same, and
+** above an unfinished line of rank 0's rather than glued to it. */
+void tty_lines(int fd, const char *p, size_t n);
 void tty_progress(const char *p, size_t n); /* n == 0: clear it */
 void tty_history(const char *p, size_t n);
 /* Rank 0 asks for input: show the prompt (NULL for a plain read) and start

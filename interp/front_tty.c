@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +94,21 @@ static void undraw_progress(void) {
 ** ===================================================================
 */
 
-void tty_output(int fd, const char *p, size_t n) {
+/* The unfinished line fits on one row of the terminal (tabs to 8 columns;
+** a multibyte character counts its bytes, too many rather than too few). */
+static int partial_fits(void) {
+  struct winsize w;
+  size_t cols = 0;
+  if (t.pover || ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0 || w.ws_col == 0)
+    return 0;
+  for (size_t i = 0; i < t.plen; i++)
+    cols = t.partial[i] == '\t' ? (cols / 8 + 1) * 8 : cols + 1;
+  return cols < w.ws_col;
+}
+
+/* above: whole lines of other ranks, which go above an unfinished line of
+** rank 0's (taken off, then written again) rather than after it. */
+static void output(int fd, const char *p, size_t n, int above) {
   if (n == 0)
     return;
   if (!fe.tty) {
@@ -101,13 +116,22 @@ void tty_output(int fd, const char *p, size_t n) {
     return;
   }
 #ifdef MPLUA_READLINE
-  if (t.editing)
+  if (t.editing) { /* readline writes through stdio; we write(2) below it */
     rl_clear_visible_line();
+    fflush(rl_outstream);
+  }
 #endif
   if (t.progress != NULL)
     undraw_progress();
-  put(STDOUT_FILENO, p, n);
-  track(p, n);
+  if (above && !t.editing && t.plen > 0 && p[n - 1] == '\n' && partial_fits()) {
+    puts1("\r\033[K");
+    put(STDOUT_FILENO, p, n);
+    put(STDOUT_FILENO, t.partial, t.plen);
+  }
+  else {
+    put(STDOUT_FILENO, p, n);
+    track(p, n);
+  }
   if (t.progress != NULL)
     draw_progress();
 #ifdef MPLUA_READLINE
@@ -120,6 +144,10 @@ void tty_output(int fd, const char *p, size_t n) {
   }
 #endif
 }
+
+void tty_output(int fd, const char *p, size_t n) { output(fd, p, n, 0); }
+
+void tty_lines(int fd, const char *p, size_t n) { output(fd, p, n, 1); }
 
 void tty_progress(const char *p, size_t n) {
   if (!fe.tty)
@@ -432,6 +460,6 @@ void tty_end(void) {
 
 static void tty_rank0(const char *p, size_t n) { tty_output(STDOUT_FILENO, p, n); }
 
-const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_output, tty_progress,
+const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_lines, tty_progress,
                              tty_history, tty_ask, tty_input, tty_interrupt, tty_winch,
                              tty_abandon, NULL, NULL, NULL};
