@@ -19,13 +19,14 @@
 ** format is Julia's too: a "# time: ..." line, then the chunk's lines, each
 ** after a tab, so multi-line chunks come back whole.
 */
-#define _GNU_SOURCE /* memrchr */
+#define _GNU_SOURCE /* memrchr, mkostemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -179,6 +180,44 @@ void tty_progress(const char *p, size_t n) {
 
 #ifdef MPLUA_READLINE
 
+/* Rewrite the history file with the entries in memory: a temporary file
+** made beside it (mkstemp: a fresh name, created by us, never a link
+** someone planted), given the file's mode, then renamed over it. */
+static void history_rewrite(mode_t mode) {
+  size_t tl = strlen(t.history) + sizeof ".XXXXXX";
+  char *tmp = malloc(tl);
+  HIST_ENTRY **h = history_list();
+  FILE *f = NULL;
+  int fd = -1;
+  if (tmp == NULL || h == NULL) {
+    free(tmp);
+    return;
+  }
+  snprintf(tmp, tl, "%s.XXXXXX", t.history);
+  if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0 || fchmod(fd, mode & 0777) != 0 ||
+      (f = fdopen(fd, "w")) == NULL) {
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    free(tmp);
+    return;
+  }
+  for (int i = 0; h[i] != NULL; i++) {
+    fputs("# time: 0\n\t", f);
+    for (const char *c = h[i]->line; *c; c++) {
+      if (*c == '\n')
+        fputs("\n\t", f);
+      else
+        fputc(*c, f);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0 || rename(tmp, t.history) != 0)
+    unlink(tmp);
+  free(tmp);
+}
+
 /* Load the file's last HISTORY_KEEP entries; rewrite it if it has grown
 ** past twice that. */
 static void history_load(void) {
@@ -187,6 +226,7 @@ static void history_load(void) {
   size_t cap = 0, elen = 0;
   ssize_t n;
   int count = 0;
+  struct stat sb;
   if (f == NULL)
     return;
   while ((n = getline(&line, &cap, f)) >= 0 || entry != NULL) {
@@ -215,28 +255,9 @@ static void history_load(void) {
     }
   }
   free(line);
+  if (count > 2 * HISTORY_KEEP && fstat(fileno(f), &sb) == 0) /* keep the last ones */
+    history_rewrite(sb.st_mode);
   fclose(f);
-  if (count > 2 * HISTORY_KEEP) { /* keep the last ones: write anew, rename */
-    size_t tl = strlen(t.history) + 8;
-    char *tmp = malloc(tl);
-    HIST_ENTRY **h = history_list();
-    if (tmp != NULL && h != NULL && (snprintf(tmp, tl, "%s.new", t.history),
-                                     (f = fopen(tmp, "w")) != NULL)) {
-      for (int i = 0; h[i] != NULL; i++) {
-        fputs("# time: 0\n\t", f);
-        for (const char *c = h[i]->line; *c; c++) {
-          if (*c == '\n')
-            fputs("\n\t", f);
-          else
-            fputc(*c, f);
-        }
-        fputc('\n', f);
-      }
-      if (fclose(f) == 0)
-        rename(tmp, t.history);
-    }
-    free(tmp);
-  }
 }
 
 #endif
