@@ -524,7 +524,9 @@ int main(int argc, char **argv) {
     return kernel(&r.opt, argc, argv); /* starts the job below, serves the notebook */
   if ((r.opt.flags & HAS_FRONT) && r.opt.error == ARGS_OK)
     return mplua_front(r.opt.nranks, argc, argv); /* starts the job below */
-  if ((r.opt.flags & HAS_LABELS) && r.opt.error == ARGS_OK)
+  if (r.opt.flags & HAS_JUPYTER) /* a notebook's job: the kernel labels the lines */
+    unsetenv("MPLUA_LABELS");
+  else if ((r.opt.flags & HAS_LABELS) && r.opt.error == ARGS_OK)
     setenv("MPLUA_LABELS", "1", 1); /* read where stdout is set up (mplua_open) */
   if (r.opt.flags & HAS_NOENV)
     hide_path_vars(saved);
