@@ -4,9 +4,9 @@
 ** Under MPICH's launcher the ranks have no terminal: their stdin, stdout and
 ** stderr are hydra's pipes. So the process the user started keeps the
 ** terminal and starts the job below it, as IPython's terminal front end
-** talks to its kernel: it listens on a TCP port, starts the launcher
-** (MPLUA_LAUNCHER, default "mpiexec -n") with its address in MPLUA_FRONT,
-** and rank 0 connects back (link.c; the protocol is in front_proto.h). From
+** talks to its kernel: it listens on a TCP port (front_door.c), starts the
+** launcher (MPLUA_LAUNCHER, default "mpiexec -n") with its address in
+** MPLUA_FRONT, and rank 0 connects back (link.c; the protocol is in front_proto.h). From
 ** then on rank 0's output arrives here in the order it was written, with
 ** markers saying when rank 0 wants a line (and with which prompt), what goes
 ** into the history and what the progress line says; the terminal side is
@@ -19,18 +19,17 @@
 ** connection close; if the job dies, the connection and the launcher's pipes
 ** close here, and the front end ends with the launcher's status.
 */
-#define _GNU_SOURCE /* accept4, pipe2, memrchr */
+#define _GNU_SOURCE /* pipe2, memrchr */
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,7 +43,7 @@
 
 front_state fe = {.sock = -1};
 
-static char token[FRONT_TOKEN_LEN + 1];
+char front_token[FRONT_TOKEN_LEN + 1];
 static struct buf *from0_buf; /* rank 0's stream, unparsed (front_run's) */
 static int sigpipe_fds[2] = {-1, -1}; /* signal handler -> loop */
 
@@ -134,7 +133,7 @@ static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
       if (fe.tty && !early) /* after the terminal's "^C" */
-        fe.face->output(STDOUT_FILENO, "\n", 1);
+        fe.face->rank0("\n", 1);
       early = 1;
     }
     else if (launcher > 0) /* the job is ending: let the launcher stop it */
@@ -144,7 +143,7 @@ static void interrupt(pid_t launcher) {
     fe.face->interrupt();
   else {
     if (fe.tty) /* after the terminal's "^C" */
-      fe.face->output(STDOUT_FILENO, "\n", 1);
+      fe.face->rank0("\n", 1);
     send_interrupt();
   }
 }
@@ -167,7 +166,13 @@ static void query_answer(const char *p, size_t n) {
   }
 }
 
-static void parse_stream(buf *b, int eof);
+static void parse_stream(buf *b, int eof, int more);
+
+/* Bytes wait to be read on fd. */
+static int pending(int fd) {
+  int n = 0;
+  return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
 
 char *front_query(const char *q, size_t qn, size_t *n) {
   int left = QUERY_MS;
@@ -191,7 +196,7 @@ char *front_query(const char *q, size_t qn, size_t *n) {
     r = read(fe.sock, chunk, sizeof chunk);
     if (r <= 0 || buf_add(from0_buf, chunk, (size_t)r) != 0)
       break; /* the loop sees the end of the connection again */
-    parse_stream(from0_buf, 0);
+    parse_stream(from0_buf, 0, pending(fe.sock));
   }
   qa.waiting = 0;
   answer = qa.p;
@@ -225,13 +230,19 @@ static void marker(char kind, const char *p, size_t n) {
 }
 
 /* Rank 0's stream: text for the user, with markers in it. Consumes what is
-** decided; a possible marker cut by the end of the buffer waits for more. */
-static void parse_stream(buf *b, int eof) {
+** decided; a possible marker cut by the end of the buffer waits for more,
+** and so does an unfinished line when more is already there to read (`more`:
+** rank 0 wrote the line at once, and the other ranks' lines must not cut it). */
+static void parse_stream(buf *b, int eof, int more) {
   static const char mark[] = FRONT_MARK;
   size_t ml = sizeof mark - 1, tl = FRONT_TOKEN_LEN, i = 0;
   while (i < b->len) {
     char *esc = memchr(b->p + i, '\033', b->len - i);
     size_t at = esc ? (size_t)(esc - b->p) : b->len, have, need = ml + tl + 1, k, len = 0;
+    if (esc == NULL && more) { /* a line cut by the read: the rest is on its way */
+      char *nl = memrchr(b->p + i, '\n', at - i);
+      at = nl != NULL ? (size_t)(nl + 1 - b->p) : i;
+    }
     if (at > i)
       fe.face->rank0(b->p + i, at - i);
     i = at;
@@ -240,7 +251,7 @@ static void parse_stream(buf *b, int eof) {
     have = b->len - at;
     /* prefix: ESC ] mplua ; token ; */
     if (memcmp(esc, mark, have < ml ? have : ml) != 0 ||
-        (have > ml && memcmp(esc + ml, token, have - ml < tl ? have - ml : tl) != 0) ||
+        (have > ml && memcmp(esc + ml, front_token, have - ml < tl ? have - ml : tl) != 0) ||
         (have >= need && esc[need - 1] != ';')) {
       fe.face->rank0(esc, 1); /* not ours */
       i++;
@@ -288,53 +299,28 @@ static void parse_stream(buf *b, int eof) {
 ** ===================================================================
 */
 
-/* A listening socket on every interface, port chosen by the system. */
-static int listen_any(int *port) {
-  struct sockaddr_in a;
-  socklen_t alen = sizeof a;
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -1;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 8) != 0 ||
-      getsockname(fd, (struct sockaddr *)&a, &alen) != 0) {
-    close(fd);
-    return -1;
-  }
-  *port = ntohs(a.sin_port);
-  return fd;
-}
-
 static int make_token(void) {
   unsigned char r[FRONT_TOKEN_LEN / 2];
   size_t i;
   if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
     return -1;
   for (i = 0; i < sizeof r; i++)
-    snprintf(token + 2 * i, 3, "%02x", r[i]);
+    snprintf(front_token + 2 * i, 3, "%02x", r[i]);
   return 0;
 }
 
-/* MPLUA_FRONT for the job: the hosts rank 0 tries are MPLUA_FRONT_HOST if
-** set, else this host by loopback, then by name (rank 0 on another host). */
+/* MPLUA_FRONT for the job: the host rank 0 connects to, MPLUA_FRONT_HOST if
+** set (rank 0 on another host), else this one by loopback. */
 static char *front_address(int port) {
-  char host[256] = "", *v;
   const char *h = getenv("MPLUA_FRONT_HOST");
   size_t n;
-  if (h == NULL || h[0] == '\0') {
-    if (gethostname(host, sizeof host - 1) != 0)
-      host[0] = '\0';
-  }
-  n = strlen(token) + strlen(h ? h : host) + 64;
+  char *v;
+  if (h == NULL || h[0] == '\0')
+    h = "127.0.0.1";
+  n = strlen(front_token) + strlen(h) + 64;
   v = malloc(n);
-  if (v == NULL)
-    return NULL;
-  if (h != NULL && h[0] != '\0')
-    snprintf(v, n, "%d:%s:%s", port, token, h);
-  else
-    snprintf(v, n, "%d:%s:127.0.0.1%s%s", port, token, host[0] ? "," : "", host);
+  if (v != NULL)
+    snprintf(v, n, "%d:%s:%s", port, front_token, h);
   return v;
 }
 
@@ -391,34 +377,6 @@ static pid_t spawn(char **v, const char *address, int out[2], int err[2]) {
   _exit(127);
 }
 
-/* Accept rank 0: greeting and token, else the connection is dropped. */
-static void accept_rank0(int *listener) {
-  char line[128];
-  size_t n = 0;
-  struct timeval tv = {10, 0};
-  int fd = accept4(*listener, NULL, NULL, SOCK_CLOEXEC);
-  if (fd < 0)
-    return;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  while (n < sizeof line - 1 && read(fd, line + n, 1) == 1 && line[n] != '\n')
-    n++;
-  line[n] = '\0';
-  if (strncmp(line, FRONT_GREETING, strlen(FRONT_GREETING)) != 0 ||
-      strcmp(line + strlen(FRONT_GREETING), token) != 0 ||
-      proto_write(fd, fe.tty ? "ok 1\n" : "ok 0\n", 5) != 0) {
-    close(fd);
-    return;
-  }
-  tv.tv_sec = 0;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  fe.sock = fd;
-  close(*listener); /* one rank 0 per job */
-  *listener = -1;
-  attached = 1;
-  if (early)
-    send_interrupt();
-}
-
 /* }================================================================== */
 
 
@@ -429,15 +387,18 @@ static void accept_rank0(int *listener) {
 */
 
 /* Line-buffered relay of one of the launcher's pipes (other ranks' output,
-** hydra's messages); returns 0 at end of file. */
+** hydra's messages); returns 0 at end of file. Each rank writes a line of up
+** to RELAY_LINE bytes at once (interp/lines.c) and hydra forwards what it
+** reads whole, so what is here up to a newline is whole lines. */
+#define RELAY_LINE (64 << 10)
 static int relay(int fd, int to, buf *b) {
-  char chunk[4096];
+  char chunk[16384];
   ssize_t n = read(fd, chunk, sizeof chunk);
   if (n < 0 && (errno == EINTR || errno == EAGAIN))
     return 1;
   if (n > 0 && buf_add(b, chunk, (size_t)n) == 0) {
     char *nl = memrchr(b->p, '\n', b->len);
-    size_t k = nl ? (size_t)(nl - b->p) + 1 : (b->len > 4096 ? b->len : 0);
+    size_t k = nl ? (size_t)(nl - b->p) + 1 : (b->len > RELAY_LINE ? b->len : 0);
     if (k > 0) {
       fe.face->output(to, b->p, k);
       buf_drop(b, k);
@@ -473,7 +434,7 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   fe.face = face;
   from0_buf = &from0;
   fe.tty = face->input != NULL && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-  if (make_token() != 0 || (listener = listen_any(&port)) < 0 ||
+  if (make_token() != 0 || (listener = front_listen(&port)) < 0 ||
       pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) != 0 || pipe2(out, O_CLOEXEC) != 0 ||
       pipe2(err, O_CLOEXEC) != 0 || (address = front_address(port)) == NULL ||
       (v = job_argv(nranks, argc, argv, &words)) == NULL) {
@@ -500,11 +461,13 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   }
   face->start();
   while (status < 0 || fd_out >= 0 || fd_err >= 0 || fe.sock >= 0) {
-    struct pollfd p[6 + FACE_FDS];
+    struct pollfd p[6 + FACE_FDS + FRONT_CALLERS];
     int np = 0, ip = -1, il = -1, is = -1, io = -1, ie = -1, over, ix, nx = 0, ms = -1;
     p[np].fd = sigpipe_fds[0], p[np++].events = POLLIN;
-    if (listener >= 0)
+    if (listener >= 0) {
       il = np, p[np].fd = listener, p[np++].events = POLLIN;
+      front_callers_poll(p, &np);
+    }
     if (fe.sock >= 0)
       is = np, p[np].fd = fe.sock, p[np++].events = POLLIN;
     if (fd_out >= 0)
@@ -537,15 +500,18 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
           kill(launcher, SIGTERM);
       }
     }
-    if (il >= 0 && p[il].revents)
-      accept_rank0(&listener);
+    if (il >= 0 && front_callers_answer(p, np, &listener)) {
+      attached = 1;
+      if (early)
+        send_interrupt();
+    }
     if (is >= 0 && fe.sock >= 0 && (p[is].revents || over)) {
       char chunk[8192];
       ssize_t n = p[is].revents ? read(fe.sock, chunk, sizeof chunk) : 0;
       if (n > 0 && buf_add(&from0, chunk, (size_t)n) == 0)
-        parse_stream(&from0, 0);
+        parse_stream(&from0, 0, pending(fe.sock));
       else if (n <= 0 && (n == 0 || (errno != EINTR && errno != EAGAIN))) {
-        parse_stream(&from0, 1); /* rank 0 is gone */
+        parse_stream(&from0, 1, 0); /* rank 0 is gone */
         close(fe.sock);
         fe.sock = -1;
         if (fe.asking) {
@@ -575,7 +541,7 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   }
   face->end();
   if (listener >= 0)
-    close(listener);
+    front_listener_close(&listener);
   free(from0.p);
   free(bout.p);
   free(berr.p);

@@ -57,12 +57,29 @@ char *front_query(const char *q, size_t qn, size_t *n);
 /* front_tty.c: the terminal face. */
 extern const front_face tty_face;
 
+/* The token rank 0 greets with (front_proto.h). */
+extern char front_token[];
+
+/* front_door.c: the listening socket (port chosen by the system), or -1. */
+int front_listen(int *port);
+/* The callers waiting to greet, at most FRONT_CALLERS: add them to the
+** poll set; after poll, hear them (and take new ones from the listener).
+** Returns 1 when rank 0 is in: it is fe.sock, and the listener and the
+** others are closed (*listener is then -1). */
+#define FRONT_CALLERS 8
+void front_callers_poll(struct pollfd *p, int *np);
+int front_callers_answer(struct pollfd *p, int np, int *listener);
+void front_listener_close(int *listener);
+
 /* front_tty.c: the terminal (or plain files when fe.tty is 0). */
 void tty_start(void);
 void tty_end(void);
-/* Output for the user (rank 0's stream, the launcher's): above the prompt
-** and below nothing, with the progress line kept at the bottom. */
+/* Output for the user (rank 0's stream): above the prompt and below
+** nothing, with the progress line kept at the bottom. */
 void tty_output(int fd, const char *p, size_t n);
+/* The launcher's output (the other ranks'), in whole lines: the same, and
+** above an unfinished line of rank 0's rather than glued to it. */
+void tty_lines(int fd, const char *p, size_t n);
 void tty_progress(const char *p, size_t n); /* n == 0: clear it */
 void tty_history(const char *p, size_t n);
 /* Rank 0 asks for input: show the prompt (NULL for a plain read) and start

@@ -19,12 +19,14 @@
 ** format is Julia's too: a "# time: ..." line, then the chunk's lines, each
 ** after a tab, so multi-line chunks come back whole.
 */
-#define _GNU_SOURCE /* memrchr */
+#define _GNU_SOURCE /* memrchr, mkostemp */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +95,21 @@ static void undraw_progress(void) {
 ** ===================================================================
 */
 
-void tty_output(int fd, const char *p, size_t n) {
+/* The unfinished line fits on one row of the terminal (tabs to 8 columns;
+** a multibyte character counts its bytes, too many rather than too few). */
+static int partial_fits(void) {
+  struct winsize w;
+  size_t cols = 0;
+  if (t.pover || ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) != 0 || w.ws_col == 0)
+    return 0;
+  for (size_t i = 0; i < t.plen; i++)
+    cols = t.partial[i] == '\t' ? (cols / 8 + 1) * 8 : cols + 1;
+  return cols < w.ws_col;
+}
+
+/* above: whole lines of other ranks, which go above an unfinished line of
+** rank 0's (taken off, then written again) rather than after it. */
+static void output(int fd, const char *p, size_t n, int above) {
   if (n == 0)
     return;
   if (!fe.tty) {
@@ -101,13 +117,22 @@ void tty_output(int fd, const char *p, size_t n) {
     return;
   }
 #ifdef MPLUA_READLINE
-  if (t.editing)
+  if (t.editing) { /* readline writes through stdio; we write(2) below it */
     rl_clear_visible_line();
+    fflush(rl_outstream);
+  }
 #endif
   if (t.progress != NULL)
     undraw_progress();
-  put(STDOUT_FILENO, p, n);
-  track(p, n);
+  if (above && !t.editing && t.plen > 0 && p[n - 1] == '\n' && partial_fits()) {
+    puts1("\r\033[K");
+    put(STDOUT_FILENO, p, n);
+    put(STDOUT_FILENO, t.partial, t.plen);
+  }
+  else {
+    put(STDOUT_FILENO, p, n);
+    track(p, n);
+  }
   if (t.progress != NULL)
     draw_progress();
 #ifdef MPLUA_READLINE
@@ -120,6 +145,10 @@ void tty_output(int fd, const char *p, size_t n) {
   }
 #endif
 }
+
+void tty_output(int fd, const char *p, size_t n) { output(fd, p, n, 0); }
+
+void tty_lines(int fd, const char *p, size_t n) { output(fd, p, n, 1); }
 
 void tty_progress(const char *p, size_t n) {
   if (!fe.tty)
@@ -151,6 +180,44 @@ void tty_progress(const char *p, size_t n) {
 
 #ifdef MPLUA_READLINE
 
+/* Rewrite the history file with the entries in memory: a temporary file
+** made beside it (mkstemp: a fresh name, created by us, never a link
+** someone planted), given the file's mode, then renamed over it. */
+static void history_rewrite(mode_t mode) {
+  size_t tl = strlen(t.history) + sizeof ".XXXXXX";
+  char *tmp = malloc(tl);
+  HIST_ENTRY **h = history_list();
+  FILE *f = NULL;
+  int fd = -1;
+  if (tmp == NULL || h == NULL) {
+    free(tmp);
+    return;
+  }
+  snprintf(tmp, tl, "%s.XXXXXX", t.history);
+  if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0 || fchmod(fd, mode & 0777) != 0 ||
+      (f = fdopen(fd, "w")) == NULL) {
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
+    free(tmp);
+    return;
+  }
+  for (int i = 0; h[i] != NULL; i++) {
+    fputs("# time: 0\n\t", f);
+    for (const char *c = h[i]->line; *c; c++) {
+      if (*c == '\n')
+        fputs("\n\t", f);
+      else
+        fputc(*c, f);
+    }
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0 || rename(tmp, t.history) != 0)
+    unlink(tmp);
+  free(tmp);
+}
+
 /* Load the file's last HISTORY_KEEP entries; rewrite it if it has grown
 ** past twice that. */
 static void history_load(void) {
@@ -159,6 +226,7 @@ static void history_load(void) {
   size_t cap = 0, elen = 0;
   ssize_t n;
   int count = 0;
+  struct stat sb;
   if (f == NULL)
     return;
   while ((n = getline(&line, &cap, f)) >= 0 || entry != NULL) {
@@ -187,28 +255,9 @@ static void history_load(void) {
     }
   }
   free(line);
+  if (count > 2 * HISTORY_KEEP && fstat(fileno(f), &sb) == 0) /* keep the last ones */
+    history_rewrite(sb.st_mode);
   fclose(f);
-  if (count > 2 * HISTORY_KEEP) { /* keep the last ones: write anew, rename */
-    size_t tl = strlen(t.history) + 8;
-    char *tmp = malloc(tl);
-    HIST_ENTRY **h = history_list();
-    if (tmp != NULL && h != NULL && (snprintf(tmp, tl, "%s.new", t.history),
-                                     (f = fopen(tmp, "w")) != NULL)) {
-      for (int i = 0; h[i] != NULL; i++) {
-        fputs("# time: 0\n\t", f);
-        for (const char *c = h[i]->line; *c; c++) {
-          if (*c == '\n')
-            fputs("\n\t", f);
-          else
-            fputc(*c, f);
-        }
-        fputc('\n', f);
-      }
-      if (fclose(f) == 0)
-        rename(tmp, t.history);
-    }
-    free(tmp);
-  }
 }
 
 #endif
@@ -432,6 +481,6 @@ void tty_end(void) {
 
 static void tty_rank0(const char *p, size_t n) { tty_output(STDOUT_FILENO, p, n); }
 
-const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_output, tty_progress,
+const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_lines, tty_progress,
                              tty_history, tty_ask, tty_input, tty_interrupt, tty_winch,
                              tty_abandon, NULL, NULL, NULL};

@@ -24,6 +24,12 @@ const char *host_libdir(int use_env);
 /* Append DIR/?.lua to package.path (once). */
 void host_add_libdir(lua_State *L, int use_env);
 
+/* lines.c: every line of stdout leaves in one write (after MPI_Init, which
+** leaves stdout unbuffered); with MPLUA_LABELS=1, the lines of stdout and
+** stderr start with "[rank] ". Once per process; Lua's io.stdout and
+** io.stderr follow. */
+void host_lines(lua_State *L, int rank);
+
 /* module.c: open the `mp` table for a state whose runtime runs (also what
 ** luaopen_mp does once it has started one): mpb_open_mp plus mp.serve. */
 int host_open_mp(lua_State *L);

@@ -377,8 +377,10 @@ int mplua_attach(lua_State *L) {
   fd = connect_front(copy);
   free(copy);
   if (fd < 0) {
-    fprintf(stderr, "mplua: cannot reach the front end (" FRONT_ENV "): %s\n",
-            errno ? strerror(errno) : "no answer");
+    fprintf(stderr, "mplua: cannot reach the front end (" FRONT_ENV "): %s%s\n",
+            errno ? strerror(errno) : "no answer",
+            getenv("MPLUA_FRONT_HOST") ? "" : " (it listens on 127.0.0.1: when rank 0 runs on "
+            "another host, set MPLUA_FRONT_HOST to the front end's host name)");
     return -1;
   }
   lk.sock = fd;

@@ -25,7 +25,7 @@
 #include "jupyter.h"
 #endif
 
-/* argv[0] without its directory, for messages */
+/* argv[0] as given, for messages (as lua.c) */
 static const char *progname = "mplua";
 
 /* Flags collected from the command line. */
@@ -39,7 +39,8 @@ enum {
   HAS_NOMPI = 1 << 6,  /* --nompi */
   HAS_W = 1 << 7,      /* -W */
   HAS_FRONT = 1 << 8,  /* -n N: the front end */
-  HAS_JUPYTER = 1 << 9 /* --jupyter FILE: a notebook's kernel, or its job */
+  HAS_JUPYTER = 1 << 9, /* --jupyter FILE: a notebook's kernel, or its job */
+  HAS_LABELS = 1 << 10   /* --labels */
 };
 
 /* Why a command line is invalid. */
@@ -78,6 +79,8 @@ static const char usage_text[] =
     "  -b        batch mode: any error ends every rank with status 1;\n"
     "            never a prompt (stdin is the script if none is given)\n"
     "  --nompi   run without MPI (same as MPLUA_DISABLED=1)\n"
+    "  --labels  start every line of output with its rank, \"[3] \", as mpiexec -l\n"
+    "            (same as MPLUA_LABELS=1)\n"
     "  --jupyter FILE  be a Jupyter kernel for the connection FILE (with -n N)\n"
     "  --install-kernel [--user|--prefix DIR] [-n N] [--name NAME]  (first)\n"
     "            write the kernelspec that runs this program at N ranks\n"
@@ -145,6 +148,8 @@ static int collectargs(int argc, char **argv, Options *o) {
         o->jupyter = argv[++i];
         o->flags |= HAS_JUPYTER;
       }
+      else if (strcmp(a, "--labels") == 0)
+        o->flags |= HAS_LABELS;
       else
         return fail(o, ARGS_UNKNOWN, a);
       break;
@@ -519,6 +524,10 @@ int main(int argc, char **argv) {
     return kernel(&r.opt, argc, argv); /* starts the job below, serves the notebook */
   if ((r.opt.flags & HAS_FRONT) && r.opt.error == ARGS_OK)
     return mplua_front(r.opt.nranks, argc, argv); /* starts the job below */
+  if (r.opt.flags & HAS_JUPYTER) /* a notebook's job: the kernel labels the lines */
+    unsetenv("MPLUA_LABELS");
+  else if ((r.opt.flags & HAS_LABELS) && r.opt.error == ARGS_OK)
+    setenv("MPLUA_LABELS", "1", 1); /* read where stdout is set up (mplua_open) */
   if (r.opt.flags & HAS_NOENV)
     hide_path_vars(saved);
   L = mplua_open(&argc, &argv, !mpi_disabled(&r.opt));
@@ -529,10 +538,8 @@ int main(int argc, char **argv) {
   /* MPI_Init may have removed its own arguments: parse the final argv (the
   ** verdict is the same on every rank, since they all get the same line) */
   collectargs(argc, argv, &r.opt);
-  if (argv[0] != NULL && argv[0][0] != '\0') {
-    const char *slash = strrchr(argv[0], '/');
-    progname = slash != NULL && slash[1] != '\0' ? slash + 1 : argv[0];
-  }
+  if (argv[0] != NULL && argv[0][0] != '\0')
+    progname = argv[0];
   r.argc = argc;
   r.argv = argv;
   if (r.opt.flags & HAS_BATCH)

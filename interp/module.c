@@ -74,9 +74,9 @@ static void start(lua_State *L) {
   const char *off = getenv("MPLUA_DISABLED");
   if (off && *off && *off != '0') o.use_mpi = 0;
   char err[MPB_ERRLEN];
-  setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
   if (!mpb_start(L, &o, NULL, NULL, err, sizeof err))
     luaL_error(L, "mp: cannot start the runtime: %s", err);
+  host_lines(L, mpb_get(L)->rank); /* ranks share mpiexec's pipe: keep lines whole */
   lua_newuserdatauv(L, 0, 0);
   lua_newtable(L);
   lua_pushcfunction(L, sentinel_gc);

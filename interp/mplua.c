@@ -17,9 +17,9 @@
 #include "tasks/tasks.h"
 #include "mplua.h"
 
-/* The program's name in messages: argv[0] without its directory (hydra and
-** scripts often give a full path); none at the prompt, as in lua. */
-static char progname[64] = "mplua";
+/* The program's name in messages: argv[0] as given, as lua.c (Lua's own
+** test suite checks it); none at the prompt, as in lua. */
+static char progname[4096] = "mplua";
 static int at_prompt;
 static unsigned opted_out; /* MPLUA_OUT_* of the open state */
 
@@ -161,6 +161,8 @@ static int open_all(lua_State *L) {
   if (c->out & MPLUA_OUT_ALLOC) o.out |= MPB_OUT_ALLOC;
   if (!mpb_start(L, &o, argc, argv, err, sizeof err))
     return luaL_error(L, "cannot start the runtime: %s", err);
+  if (!(c->out & MPLUA_OUT_STDIO)) /* ranks share mpiexec's pipe: keep lines whole */
+    host_lines(L, mpb_get(L)->rank);
   luaL_requiref(L, "mp", luaopen_mp, 1);
   luaL_requiref(L, "ad", luaopen_ad, 1);
   lua_pop(L, 2);
@@ -194,14 +196,9 @@ lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
 
 lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c) {
   const char *name = c->progname;
-  if (!name && argv && *argv && (*argv)[0] && (*argv)[0][0]) {
-    const char *slash = strrchr((*argv)[0], '/');
-    name = slash && slash[1] ? slash + 1 : (*argv)[0];
-  }
+  if (!name && argv && *argv && (*argv)[0] && (*argv)[0][0]) name = (*argv)[0];
   if (name) snprintf(progname, sizeof progname, "%s", name);
   opted_out = c->out;
-  if (!(c->out & MPLUA_OUT_STDIO))
-    setvbuf(stdout, NULL, _IOLBF, 0); /* ranks share mpiexec's pipe: keep lines whole */
   /* Messages of a few MiB are allocated and freed at a high rate (receive
   ** buffers, Lua strings): served from fresh mmaps, every one of them costs
   ** page faults that take longer than the transfer itself. Keep them in the

@@ -43,8 +43,9 @@
 #define MPLUA_OUT_MALLOPT 0x08u /* malloc's mmap/trim thresholds are left alone */
 #define MPLUA_OUT_ENV 0x10u     /* LUA_PATH, LUA_CPATH (and _5_4) and MPLUA_LIBDIR are
                                    not read (lua -E) */
-#define MPLUA_OUT_STDIO 0x20u   /* stdout's buffering is left alone (mplua makes it
-                                   line-buffered: ranks share mpiexec's pipe) */
+#define MPLUA_OUT_STDIO 0x20u   /* stdout and stderr are left alone (mplua makes stdout
+                                   line-buffered, as ranks share mpiexec's pipe, and
+                                   labels both by rank when MPLUA_LABELS=1) */
 #define MPLUA_OUT_EXIT 0x40u    /* os.exit raises an error instead of ending the job
                                    (and the process) */
 #define MPLUA_OUT_ALL 0x7fu
@@ -57,7 +58,7 @@ typedef struct mplua_config {
                            runtime duplicates it; the host keeps it (and frees it
                            after mplua_close). */
   unsigned out;         /* MPLUA_OUT_* bits. Default 0 (the mplua executable's) */
-  const char *progname; /* the name in messages (copied). NULL: argv[0]'s base name */
+  const char *progname; /* the name in messages (copied). NULL: argv[0] as given */
 } mplua_config;
 
 /* The defaults. */

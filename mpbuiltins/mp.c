@@ -22,7 +22,7 @@ static int wtime(lua_State *L) {
 /* mp.stats(): counters for tests and the curious. */
 static int stats(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 8);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
   lua_pushinteger(L, st->rank == 0 ? st->dropped_job + st->dropped : st->dropped);
@@ -35,6 +35,12 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "bytes_sent");
   lua_pushinteger(L, (lua_Integer)st->bytes_recv);
   lua_setfield(L, -2, "bytes_received");
+  uint64_t woken, refused;
+  mpb_wake_counts(st, &woken, &refused);
+  lua_pushinteger(L, (lua_Integer)woken);
+  lua_setfield(L, -2, "wakeups");
+  lua_pushinteger(L, (lua_Integer)refused);
+  lua_setfield(L, -2, "wakeups_refused");
   return 1;
 }
 

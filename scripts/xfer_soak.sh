@@ -10,6 +10,8 @@ end=$((SECONDS + 60 * ${1:-10}))
 ranks=(1 2 3 4 5 8)
 tests=(xfer_p2p xfer_coll xfer_reduce xfer_pool xfer_fault)
 runs=0
+out=$(mktemp "${TMPDIR:-/tmp}/xfer_soak.XXXXXX") # a fresh file of our own, never a planted link
+trap 'rm -f "$out"' EXIT
 cd tests/lua
 while [ "$SECONDS" -lt "$end" ]; do
   t=${tests[RANDOM % ${#tests[@]}]}
@@ -18,9 +20,9 @@ while [ "$SECONDS" -lt "$end" ]; do
   path=$((RANDOM % 2))
   cmd="MPLUA_XFER_SEED=$seed MPLUA_OPTIMAL_PATH=$path mpiexec -n $n ../../build/mplua $t.lua"
   if ! env MPLUA_XFER_SEED=$seed MPLUA_OPTIMAL_PATH=$path MPLUA_XFER_ROUNDS=1 \
-       timeout 600 mpiexec -n "$n" ../../build/mplua "$t.lua" >/tmp/xfer_soak.out 2>&1; then
+       timeout 600 mpiexec -n "$n" ../../build/mplua "$t.lua" >"$out" 2>&1; then
     echo "xfer_soak: FAILED after $runs runs: (cd tests/lua && $cmd)"
-    tail -n 30 /tmp/xfer_soak.out
+    tail -n 30 "$out"
     exit 1
   fi
   runs=$((runs + 1))

@@ -418,7 +418,8 @@ void mpb_abort_error_init(lua_State *L);
 /* Learn the ranks of this host, publish nap flags and a wake-up address.
 ** Collective over st->base. Returns 0, or -1 (message in err). Then, after
 ** a collective that follows it on every rank, mpb_wake_ready (the host's
-** shared words have been mapped by all: their name can go). */
+** shared words have been mapped by all: the host's first rank stops
+** lending them). */
 int mpb_wake_init(mpb_state *st, char *err, size_t errlen);
 void mpb_wake_ready(mpb_state *st);
 void mpb_wake_close(mpb_state *st);
@@ -428,6 +429,8 @@ void mpb_wake_close(mpb_state *st);
 int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl);
 /* A control (ctl) or user message was just sent to dst: wake it if it naps. */
 void mpb_wake(mpb_state *st, int dst, int ctl);
+/* Wake-up datagrams taken from the job's ranks, and from elsewhere (refused). */
+void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused);
 /* Every rank of the job is on this host / this host has more ranks than cores. */
 int mpb_all_local(const mpb_state *st);
 int mpb_oversubscribed(const mpb_state *st);

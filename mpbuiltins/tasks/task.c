@@ -313,6 +313,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   mpb_hook_arm(st, 1);
   int status = lua_pcall(L, 2, 0, top + 1);
   st->in_task = 0;
+  fflush(stdout); /* what the task wrote is out before it is over (an unfinished line too) */
   if (status != LUA_OK && !mpb_is_abort(L, -1) && !st->aborting) {
     fault f = fault_of(L, st); /* FAULT: u32 text length, text, the value */
     uint32_t tl = (uint32_t)(f.tlen > UINT32_MAX ? UINT32_MAX : f.tlen);

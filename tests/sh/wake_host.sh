@@ -1,12 +1,14 @@
 # ranks: 1 2 4 8
 # The ranks of one host find each other without a communicator of their own
-# (wake.c: one start-up allgather, a host key, nap words in a POSIX shared
-# memory object): mp.machine() has one node; tasks that make ranks nap and
-# wake each other complete; the shared memory object is unlinked as soon as
-# the runtime has started (none is left in /dev/shm during the job or after).
+# (wake.c: one start-up allgather, a host key, nap words in a memfd the
+# host's first rank lends to the others): mp.machine() has one node; tasks
+# that make ranks nap and wake each other complete; nothing of the job's is
+# in /dev/shm, during the job or after.
 set -eu
 N=${1:?usage: $0 RANKS}
-. "$(dirname "$0")/lib/common.bash"
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib/common.bash"
+cp "$here/lib/ring.lua" .
 fail() { echo "FAIL ($N): $*" >&2; cat err >&2 2>/dev/null; exit 1; }
 ours() { ls /dev/shm 2>/dev/null | grep -c "^mplua-" || true; }
 before=$(ours)
@@ -16,7 +18,7 @@ local P = mp.size
 local m = mp.machine()
 assert(m.nnodes == 1 and #m.nodes == P, tostring(m))
 for r = 1, P do assert(m.nodes[r] == 0, "rank " .. (r - 1) .. " on node " .. m.nodes[r]) end
--- during the job: no object named after this host's lowest rank (rank 0) remains
+-- during the job: nothing in /dev/shm named after this host's lowest rank (rank 0)
 local pid = io.open("/proc/self/stat"):read("n")
 local ls = io.popen("ls /dev/shm")
 for name in ls:lines() do
@@ -24,20 +26,7 @@ for name in ls:lines() do
 end
 ls:close()
 -- naps and wake-ups: a ring where each rank waits for its predecessor, many times
-local got = mp.exec(function()
-  local n = 0
-  for i = 1, 200 do
-    if mp.rank == 0 then
-      mp.send(1 % mp.size, i)
-      n = n + mp.recv((mp.size - 1) % mp.size)
-    else
-      local v = mp.recv(mp.rank - 1)
-      n = n + v
-      mp.send((mp.rank + 1) % mp.size, v)
-    end
-  end
-  return n
-end)
+local got = dofile("ring.lua")(200)
 assert(got == 200 * 201 // 2, "ring: " .. tostring(got))
 print("wake ok", P)
 LUA
