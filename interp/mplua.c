@@ -158,7 +158,6 @@ static int open_all(lua_State *L) {
   mpb_opts o = {c->use_mpi, c->comm, 0};
   if (c->out & MPLUA_OUT_SIGNALS) o.out |= MPB_OUT_SIGNALS;
   if (c->out & MPLUA_OUT_TIMER) o.out |= MPB_OUT_TIMER;
-  if (c->out & MPLUA_OUT_ALLOC) o.out |= MPB_OUT_ALLOC;
   if (!mpb_start(L, &o, argc, argv, err, sizeof err))
     return luaL_error(L, "cannot start the runtime: %s", err);
   luaL_requiref(L, "mp", luaopen_mp, 1);

@@ -6,8 +6,10 @@
 **
 ** Small messages are decoded from a per-rank buffer (copying their few
 ** arrays), so no collectable owner is made per message; large ones are
-** owned by an mp.Msg, their arrays are views into it (no copy), and their
-** long strings received in blocks of their own are adopted by Lua.
+** owned by an mp.Msg and their arrays are views into it (no copy). Strings
+** are copied once into Lua strings (Lua makes a string only by copying its
+** bytes): a large message whose values took no view is freed at once, so
+** its buffer serves the next one while it is still warm.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,12 @@
 static mpb_msg *spare;
 static int live_big; /* buffers of LIVE_MIN bytes or more that messages hold */
 
+/* A rank short of memory must still read the small messages that say what
+** comes next (headers of messages in parts, commands, faults): a buffer is
+** kept for one of them, taken only when malloc fails (arrive.c). */
+static mpb_msg *reserve;
+static int reserve_out; /* a message holds it */
+
 void mpb_bigmem_advise(void *p, size_t len) {
 #ifdef MADV_HUGEPAGE
   uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + len) & ~(uintptr_t)4095;
@@ -42,13 +50,21 @@ size_t mpb_msg_spare(void) { return spare ? spare->cap : 0; }
 
 int mpb_msg_live_big(void) { return live_big; }
 
-void mpb_msg_drop_spare(void) {
+static void drop_spare(void) {
   free(spare);
   spare = NULL;
 }
 
+void mpb_msg_drop_kept(void) {
+  drop_spare();
+  if (!reserve_out) free(reserve); /* else the message holding it frees it */
+  reserve = NULL;
+  reserve_out = 0;
+}
+
 mpb_msg *mpb_msg_new(size_t len) {
   if (len > SIZE_MAX - sizeof(mpb_msg)) return NULL;
+  if (!reserve) reserve = malloc(sizeof *reserve + MPB_MSG_RESERVE);
   mpb_msg *m = NULL;
   size_t cap = len;
   if (len >= SPARE_MIN && spare && spare->cap >= len && spare->cap / 4 <= len) {
@@ -58,8 +74,13 @@ mpb_msg *mpb_msg_new(size_t len) {
   } else {
     m = malloc(sizeof *m + len);
     if (!m && spare) { /* the spare's memory is better spent here */
-      mpb_msg_drop_spare();
+      drop_spare();
       m = malloc(sizeof *m + len);
+    }
+    if (!m && len <= MPB_MSG_RESERVE && reserve && !reserve_out) {
+      m = reserve;
+      reserve_out = 1;
+      cap = MPB_MSG_RESERVE;
     }
     if (!m) return NULL;
     mpb_bigmem_advise(m, sizeof *m + len);
@@ -73,8 +94,11 @@ mpb_msg *mpb_msg_new(size_t len) {
 
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
-  for (int i = 0; i < m->nparts; i++) free(m->parts[i].block);
   free(m->parts);
+  if (m == reserve) {
+    reserve_out = 0;
+    return;
+  }
   live_big -= m->cap >= LIVE_MIN;
   if (m->cap >= SPARE_MIN && (!spare || spare->cap <= m->cap)) {
     free(spare);
@@ -137,16 +161,27 @@ static void malformed(lua_State *L, mpb_state *st, const char *fname, int src, c
              st->size, src, err);
 }
 
+void mpb_msg_check_lost(lua_State *L, mpb_state *st, const mpb_msg *m, const char *fname) {
+  if (!m->lost) return;
+  const char *pre = fname ? "mp." : "mp", *name = fname ? fname : "";
+  if (m->lost_why == MPB_LOST_MEMORY)
+    luaL_error(L, "%s%s: " MPB_RANKFMT " out of memory receiving a message of %I bytes from "
+               "rank %d (the message was dropped)", pre, name, st->rank, st->size,
+               (LUAI_UACINT)m->lost, m->src);
+  luaL_error(L, "%s%s: " MPB_RANKFMT " malformed message in parts (%I bytes) from rank %d: %s",
+             pre, name, st->rank, st->size, (LUAI_UACINT)m->lost, m->src,
+             m->lost_why == MPB_LOST_FRAME ? "its table of parts is malformed"
+                                           : "a part is not the size its header announced");
+}
+
 int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   char err[MPB_ERRLEN];
   int src = m->src;
   if (m->lost || m->len < sizeof(mpb_uhdr)) {
-    size_t lost = m->lost;
+    mpb_msg gone = *m; /* its size and sender, for the error */
     mpb_msg_free(m);
-    if (!lost) malformed(L, st, fname, src, "no header");
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " a message of %I bytes from rank %d was lost: %s",
-               fname, st->rank, st->size, (LUAI_UACINT)lost, src,
-               "it could not be received whole (out of memory, or a part was refused)");
+    mpb_msg_check_lost(L, st, &gone, fname);
+    malformed(L, st, fname, src, "no header");
   }
   size_t len = m->len - sizeof(mpb_uhdr);
   if (len <= SMALL_MSG && !m->nparts && !st->rbusy) {
@@ -159,16 +194,17 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
     return n;
   }
   mpb_msg_hold(L, m);
-  int hidx = lua_gettop(L);
-  /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
-  ** them, so the buffers of many large messages do not pile up (strings it
-  ** adopts, Lua counts itself) */
-  size_t held = len;
-  for (int i = 0; i < m->nparts; i++)
-    if (m->parts[i].block) held -= m->parts[i].len;
-  if (held >= (256 << 10) && !m->gc_paid) lua_gc(L, LUA_GCSTEP, (int)(held >> 10));
-  int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, hidx, err, sizeof err);
+  int hidx = lua_gettop(L), views;
+  int n = mpb_wire_decode_views(L, m->buf + sizeof(mpb_uhdr), len, hidx, &views, err,
+                                sizeof err);
   if (n < 0) malformed(L, st, fname, src, err);
+  if (!views) {
+    mpb_msg_release(L, hidx); /* all copied: the buffer serves the next message */
+  } else if (len >= (256 << 10) && !m->gc_paid) {
+    /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
+    ** them, so the buffers of many large messages do not pile up */
+    lua_gc(L, LUA_GCSTEP, (int)(len >> 10));
+  }
   lua_remove(L, hidx); /* views into it keep it alive */
   return n;
 }
