@@ -303,6 +303,9 @@ mpb_state *mpb_find(lua_State *L);
 mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen);
 void mpb_stop(lua_State *L);
+/* Whether MPI_Finalize can hang in a job that spans hosts: MPICH before 4.2
+** with UCX, read from MPI_Get_library_version (leave.c). */
+int mpb_finalize_may_hang(void);
 /* Tell the process manager this rank is done, for a rank that leaves
 ** without MPI_Finalize (leave.c): 1 acknowledged, 0 no PMI connection to
 ** tell, -1 no answer. */

@@ -308,8 +308,11 @@ void mpb_stop(lua_State *L) {
     }
     if (st->no_finalize) { /* the host leaves with _exit: meet once more, then go */
       MPI_Request req;
-      if (MPI_Ibarrier(st->ctl, &req) == MPI_SUCCESS) mpb_wait_bounded(st, req_done, &req, 10.0);
-      mpb_pmi_leave(); /* or the process manager takes this exit for a crash */
+      if (mpb_mpi_warn(st, MPI_Ibarrier(st->ctl, &req), "the last barrier") == MPI_SUCCESS)
+        mpb_wait_bounded(st, req_done, &req, 10.0);
+      if (mpb_pmi_leave() < 0) /* else the process manager takes this exit for a crash */
+        fprintf(stderr, "mplua: " MPB_RANKFMT " the process manager did not acknowledge the "
+                "end of this rank\n", st->rank, st->size);
       st->L = NULL;
       return;
     }
