@@ -3,8 +3,8 @@
 # A rank short of memory receiving large messages: the last rank limits its
 # own address space (prlimit on itself, once the job runs) to what it uses
 # plus 64 MiB, then is sent 192 MiB as a string, an mp.Array, a table of
-# strings (inline bytes: flat, one part), through mp.bcast and through an
-# irecv. Each time its task fails with "mp.OP: [rank R/N] out of memory
+# strings (inline bytes: flat, one part), through mp.bcast (as a leaf, and
+# at 4 ranks as a rank that forwards) and through an irecv. Each time its task fails with "mp.OP: [rank R/N] out of memory
 # receiving a message of B bytes from rank S" naming the rank that ran short,
 # while the sender's part is drained (its send completes), and the next task
 # works on every rank; a message that fits still arrives whole afterwards.
@@ -78,6 +78,12 @@ end)
 expect_oom("bcast", "bcast", function(r, size)
   mp.bcast(mp.rank == 0 and string.rep("b", size) or nil, 0)
 end)
+if N >= 4 then -- from root R-2, rank R forwards to R+1 in bcast's tree: it raises first
+  expect_oom("bcast through a short rank", "bcast", function(r, size)
+    local root = (r - 2) % mp.size
+    mp.bcast(mp.rank == root and string.rep("c", size) or nil, root)
+  end)
+end
 expect_oom("irecv", "wait", function(r, size)
   if mp.rank == 0 then mp.send(r, string.rep("i", size))
   elseif mp.rank == r then mp.irecv(0):wait() end
