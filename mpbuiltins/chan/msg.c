@@ -174,6 +174,17 @@ void mpb_msg_check_lost(lua_State *L, mpb_state *st, const mpb_msg *m, const cha
                                            : "a part is not the size its header announced");
 }
 
+/* The values of a large message, decoded in a protected call so that a
+** memory error names the message: pushes them (their owner at 2). */
+typedef struct { const mpb_msg *m; size_t len; int n, views; char *err; } decoding;
+
+static int decode_held(lua_State *L) {
+  decoding *d = lua_touserdata(L, 1);
+  d->n = mpb_wire_decode_views(L, d->m->buf + sizeof(mpb_uhdr), d->len, 2, &d->views, d->err,
+                               MPB_ERRLEN);
+  return d->n > 0 ? d->n : 0;
+}
+
 int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   char err[MPB_ERRLEN];
   int src = m->src;
@@ -195,8 +206,17 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   }
   mpb_msg_hold(L, m);
   int hidx = lua_gettop(L), views;
-  int n = mpb_wire_decode_views(L, m->buf + sizeof(mpb_uhdr), len, hidx, &views, err,
-                                sizeof err);
+  decoding d = {m, len, 0, 0, err};
+  lua_pushcfunction(L, decode_held);
+  lua_pushlightuserdata(L, &d);
+  lua_pushvalue(L, hidx);
+  int status = lua_pcall(L, 2, LUA_MULTRET, 0);
+  if (status == LUA_ERRMEM) /* say which message */
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " not enough memory for the values of a message of %I "
+               "bytes from rank %d", fname, st->rank, st->size, (LUAI_UACINT)m->len, src);
+  if (status != LUA_OK) lua_error(L);
+  int n = d.n;
+  views = d.views;
   if (n < 0) malformed(L, st, fname, src, err);
   if (!views) {
     mpb_msg_release(L, hidx); /* all copied: the buffer serves the next message */

@@ -3,13 +3,14 @@
 # A rank short of memory receiving large messages: the last rank limits its
 # own address space (prlimit on itself, once the job runs) to what it uses
 # plus 64 MiB, then is sent 192 MiB as a string, an mp.Array, a table of
-# strings (inline bytes: flat, one part), through mp.bcast (as a leaf, and
-# at 4 ranks as a rank that forwards) and through an irecv. Each time its task fails with "mp.OP: [rank R/N] out of memory
-# receiving a message of B bytes from rank S" naming the rank that ran short,
-# while the sender's part is drained (its send completes), and the next task
-# works on every rank; a message that fits still arrives whole afterwards.
-# ASan's allocator is told to return NULL as malloc does (its default is to
-# end the process).
+# strings (inline bytes: flat, one part), through mp.bcast (as a leaf, and at
+# 4 ranks as a rank that forwards) and through an irecv. Each time its task
+# fails with "mp.OP: [rank R/N] out of memory receiving a message of B bytes
+# from rank S", its parts drained (the sender's send completes), and the
+# next task works on every rank. A message whose buffer fits but whose values
+# do not fit beside it fails with Lua's memory error, naming the message; a
+# message that fits still arrives whole afterwards. ASan's allocator is told
+# to return NULL as malloc does (its default is to end the process).
 set -eu
 N=${1:?usage: $0 ranks}
 . "$(dirname "$0")/lib/common.bash"
@@ -88,6 +89,26 @@ expect_oom("irecv", "wait", function(r, size)
   if mp.rank == 0 then mp.send(r, string.rep("i", size))
   elseif mp.rank == r then mp.irecv(0):wait() end
 end)
+
+-- a message whose buffer fits but whose values do not fit beside it (2^21
+-- empty tables: 12 MiB on the wire, over 150 MiB as Lua tables): Lua's
+-- memory error, said with the message it was decoding
+do
+  local ok, err = pcall(mp.exec, function(r)
+    if mp.rank == 0 then
+      local t = {}
+      for i = 1, 1 << 21 do t[i] = {} end
+      mp.send(r, t)
+    elseif mp.rank == r then
+      mp.recv(0)
+    end
+  end, R)
+  local text = tostring(err)
+  local want = ("mp.recv: [rank %d/%d] not enough memory for the values of a message of "):format(R, N)
+  assert(not ok and text:find(want, 1, true), text)
+  works()
+  print("values of a message: ok")
+end
 
 -- what fits still arrives whole
 assert(mp.exec(function(r)
