@@ -24,8 +24,8 @@
 ** marked lost: whoever takes it raises "out of memory receiving a message
 ** of N bytes from rank R", a fault of this rank's task, and the session
 ** goes on. The small blocks this needs come from reserves (a message buffer
-** in msg.c, an arrival record here); only a rank that cannot hold even a
-** header or a command ends the job.
+** and an arrival record, kept in the state); only a rank that cannot hold
+** even a header or a command ends the job.
 */
 #include <limits.h>
 #include <stdio.h>
@@ -282,7 +282,7 @@ static void receive(mpb_state *st, int ctl, MPI_Message *mm, MPI_Status *s) {
   if (rc != MPI_SUCCESS || cnt < 0) fail(st, rc, "cannot size a message", src);
   if (!ctl) st->recvd_from[src]++;
   st->bytes_recv += (uint64_t)cnt;
-  mpb_msg *m = mpb_msg_new((size_t)cnt);
+  mpb_msg *m = mpb_msg_new_or_reserve(&st->reserve, (size_t)cnt);
   if (!m) /* small (larger ones come in parts) and the reserve is taken: nothing is left */
     mpb_fatal(st, "out of memory receiving %s of %lld bytes from rank %d",
               ctl ? "a command" : "a message", (long long)cnt, src);

@@ -65,6 +65,8 @@ typedef struct mpb_part {
   size_t pos, len;
 } mpb_part;
 
+struct mpb_msg_reserve;
+
 /* A received message (user or control): header and body in one block. */
 typedef struct mpb_msg {
   struct mpb_msg *next;
@@ -79,6 +81,7 @@ typedef struct mpb_msg {
   int lost_why;      /* MPB_LOST_*: why */
   size_t len;        /* bytes in buf */
   size_t cap;        /* bytes allocated for buf */
+  struct mpb_msg_reserve *home; /* a reserve's buffer lent: goes back there when freed */
   char buf[];        /* header then body */
 } mpb_msg;
 
@@ -88,14 +91,19 @@ enum { MPB_LOST_PART,    /* a part was not the size its header announced */
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
-/* msg.c. NULL when out of memory (a message of MPB_MSG_RESERVE bytes or
-** fewer then gets the reserve, a buffer kept for that, while it is free). */
-#define MPB_MSG_RESERVE ((size_t)256 << 10)
+/* msg.c. NULL when out of memory. */
 mpb_msg *mpb_msg_new(size_t len);
-/* The bytes of the kept buffer of the last large message (0: none). */
+/* The bytes of the kept buffer of the last large message (0: none) / free it. */
 size_t mpb_msg_spare(void);
-/* Free the kept buffers (the runtime stops). */
-void mpb_msg_drop_kept(void);
+void mpb_msg_drop_spare(void);
+/* A buffer for a message of MPB_MSG_RESERVE bytes or fewer, kept for when
+** malloc fails: mpb_msg_new, or the reserve's buffer while it is not lent
+** (NULL: neither); mpb_msg_free gives it back. */
+#define MPB_MSG_RESERVE ((size_t)256 << 10)
+typedef struct mpb_msg_reserve { mpb_msg *kept; int out; } mpb_msg_reserve;
+int mpb_msg_reserve_init(mpb_msg_reserve *r);
+void mpb_msg_reserve_free(mpb_msg_reserve *r);
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len);
 /* How many buffers of 1 MiB or more messages hold (the spare not counted). */
 int mpb_msg_live_big(void);
 /* Ask for huge pages on a large block of fresh memory. */
@@ -277,6 +285,7 @@ typedef struct mpb_state {
   int tag_ub;
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
+  mpb_msg_reserve reserve; /* a buffer kept for a small message when malloc fails (arrive.c) */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */

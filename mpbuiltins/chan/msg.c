@@ -31,12 +31,6 @@
 static mpb_msg *spare;
 static int live_big; /* buffers of LIVE_MIN bytes or more that messages hold */
 
-/* A rank short of memory must still read the small messages that say what
-** comes next (headers of messages in parts, commands, faults): a buffer is
-** kept for one of them, taken only when malloc fails (arrive.c). */
-static mpb_msg *reserve;
-static int reserve_out; /* a message holds it */
-
 void mpb_bigmem_advise(void *p, size_t len) {
 #ifdef MADV_HUGEPAGE
   uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + len) & ~(uintptr_t)4095;
@@ -50,21 +44,13 @@ size_t mpb_msg_spare(void) { return spare ? spare->cap : 0; }
 
 int mpb_msg_live_big(void) { return live_big; }
 
-static void drop_spare(void) {
+void mpb_msg_drop_spare(void) {
   free(spare);
   spare = NULL;
 }
 
-void mpb_msg_drop_kept(void) {
-  drop_spare();
-  if (!reserve_out) free(reserve); /* else the message holding it frees it */
-  reserve = NULL;
-  reserve_out = 0;
-}
-
 mpb_msg *mpb_msg_new(size_t len) {
   if (len > SIZE_MAX - sizeof(mpb_msg)) return NULL;
-  if (!reserve) reserve = malloc(sizeof *reserve + MPB_MSG_RESERVE);
   mpb_msg *m = NULL;
   size_t cap = len;
   if (len >= SPARE_MIN && spare && spare->cap >= len && spare->cap / 4 <= len) {
@@ -74,13 +60,8 @@ mpb_msg *mpb_msg_new(size_t len) {
   } else {
     m = malloc(sizeof *m + len);
     if (!m && spare) { /* the spare's memory is better spent here */
-      drop_spare();
+      mpb_msg_drop_spare();
       m = malloc(sizeof *m + len);
-    }
-    if (!m && len <= MPB_MSG_RESERVE && reserve && !reserve_out) {
-      m = reserve;
-      reserve_out = 1;
-      cap = MPB_MSG_RESERVE;
     }
     if (!m) return NULL;
     mpb_bigmem_advise(m, sizeof *m + len);
@@ -92,11 +73,39 @@ mpb_msg *mpb_msg_new(size_t len) {
   return m;
 }
 
+/* ------------------------------------------------------------ reserve */
+/* A rank short of memory must still read the small messages that say what
+** comes next (headers of messages in parts, commands): a buffer is kept for
+** one of them, lent when malloc fails (arrive.c) and back when freed. */
+int mpb_msg_reserve_init(mpb_msg_reserve *r) {
+  r->kept = malloc(sizeof *r->kept + MPB_MSG_RESERVE);
+  r->out = 0;
+  return r->kept ? 0 : -1;
+}
+
+void mpb_msg_reserve_free(mpb_msg_reserve *r) {
+  if (r->out) r->kept->home = NULL; /* the message lent it frees it */
+  else free(r->kept);
+  r->kept = NULL;
+}
+
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len) {
+  mpb_msg *m = mpb_msg_new(len);
+  if (m || len > MPB_MSG_RESERVE || !r->kept || r->out) return m;
+  m = r->kept;
+  r->out = 1;
+  memset(m, 0, sizeof *m);
+  m->len = len;
+  m->cap = MPB_MSG_RESERVE;
+  m->home = r;
+  return m;
+}
+
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
   free(m->parts);
-  if (m == reserve) {
-    reserve_out = 0;
+  if (m->home) { /* the reserve, back */
+    m->home->out = 0;
     return;
   }
   live_big -= m->cap >= LIVE_MIN;
