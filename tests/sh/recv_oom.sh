@@ -10,7 +10,8 @@
 # next task works on every rank. A message whose buffer fits but whose values
 # do not fit beside it fails with Lua's memory error, naming the message; a
 # message that fits still arrives whole afterwards. ASan's allocator is told
-# to return NULL as malloc does (its default is to end the process).
+# to return NULL as malloc does (its default is to end the process), and to
+# keep little freed memory aside (its quarantine would hold the 64 MiB).
 set -eu
 N=${1:?usage: $0 ranks}
 . "$(dirname "$0")/lib/common.bash"
@@ -120,7 +121,7 @@ print("recv_oom ok")
 LUA
 
 status=0
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1" \
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:quarantine_size_mb=16" \
   "$MPIEXEC" -n "$N" "$MPLUA" oom.lua </dev/null >out 2>err || status=$?
 if [ "$status" != 0 ] || ! grep -q "^recv_oom ok$" out; then
   echo "FAIL ($N): a rank short of memory (exit status $status)" >&2
