@@ -27,9 +27,9 @@
 #include "chan/chan_int.h"
 #include "wire/wire.h"
 
-/* ------------------------------------------------------------- records */
-#define HEADER_MAX ((size_t)64 << 10)
+#define HEADER_MAX ((size_t)64 << 10) /* larger messages reach a receiver header first */
 
+/* ------------------------------------------------------------- records */
 /* Record s: the posted send req of len bytes to dst (own: freed when done). */
 static void record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Request req,
                    void *own, int ref, size_t len, int dst) {

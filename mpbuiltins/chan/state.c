@@ -197,8 +197,9 @@ static int start_mpi(mpb_state *st, MPI_Comm comm, int *argc, char ***argv, char
   /* the runtime works on its own duplicates (errors returned there); a
   ** host's communicator keeps the error handler the host gave it */
   int *ub = NULL, flag = 0;
-  if ((rc = MPI_Comm_rank(st->base, &st->rank)) != MPI_SUCCESS ||
-      (rc = MPI_Comm_size(st->base, &st->size)) != MPI_SUCCESS ||
+  if ((rc = MPI_Comm_rank(st->base, &st->rank)) == MPI_SUCCESS && sig)
+    workers_ignore_sigint(st->rank);
+  if (rc != MPI_SUCCESS || (rc = MPI_Comm_size(st->base, &st->size)) != MPI_SUCCESS ||
       (st->own_mpi && (rc = MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN)) != MPI_SUCCESS) ||
       (rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
       (rc = dup_comm(st, &st->bulk)) != MPI_SUCCESS || (rc = dup_comm(st, &st->ccomm)) != MPI_SUCCESS ||
@@ -206,7 +207,6 @@ static int start_mpi(mpb_state *st, MPI_Comm comm, int *argc, char ***argv, char
     mpi_string(rc, err, errlen);
     return -1;
   }
-  if (sig) workers_ignore_sigint(st->rank);
   st->tag_ub = flag && ub && *ub > 0 ? *ub : 32767;
   return 0;
 }
