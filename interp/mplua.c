@@ -54,15 +54,14 @@ const char *host_errmsg(lua_State *L, int idx) {
   return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
 }
 
-/* The end of this process. A job that spans hosts skips MPI_Finalize: under
-** UCX over TCP it can hang closing connections (openucx/ucx#8738; raw MPI
-** programs hit it too), so every rank completes its sends, meets the others
-** in a last barrier, and leaves with _exit. On one host MPI_Finalize is
-** reliable and runs. close: lua_close (finalizers run), else only the
-** runtime stops. */
+/* The end of this process. A job that spans hosts skips MPI_Finalize where
+** it can hang closing connections (MPICH before 4.2 with UCX: chan/leave.c),
+** so every rank completes its sends, meets the others in a last barrier,
+** and leaves with _exit. Elsewhere, and on one host, MPI_Finalize runs.
+** close: lua_close (finalizers run), else only the runtime stops. */
 static void end_process(lua_State *L, int status, int close) {
   mpb_state *st = mpb_get(L);
-  int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st);
+  int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st) && mpb_finalize_may_hang();
   st->no_finalize = fast;
   if (close) lua_close(L); /* the runtime's own finalizer stops it */
   else mpb_stop(L);
@@ -158,7 +157,6 @@ static int open_all(lua_State *L) {
   mpb_opts o = {c->use_mpi, c->comm, 0};
   if (c->out & MPLUA_OUT_SIGNALS) o.out |= MPB_OUT_SIGNALS;
   if (c->out & MPLUA_OUT_TIMER) o.out |= MPB_OUT_TIMER;
-  if (c->out & MPLUA_OUT_ALLOC) o.out |= MPB_OUT_ALLOC;
   if (!mpb_start(L, &o, argc, argv, err, sizeof err))
     return luaL_error(L, "cannot start the runtime: %s", err);
   if (!(c->out & MPLUA_OUT_STDIO)) /* ranks share mpiexec's pipe: keep lines whole */

@@ -38,8 +38,8 @@
                                    ignore SIGINT */
 #define MPLUA_OUT_TIMER 0x02u   /* no ITIMER_REAL: long Lua loops in a task are polled by
                                    a count hook instead */
-#define MPLUA_OUT_ALLOC 0x04u   /* the state keeps luaL_newstate's allocator (received
-                                   long strings are then copied once) */
+#define MPLUA_OUT_ALLOC 0x04u   /* the state keeps its allocator (mplua never replaces
+                                   it: accepted, and changes nothing) */
 #define MPLUA_OUT_MALLOPT 0x08u /* malloc's mmap/trim thresholds are left alone */
 #define MPLUA_OUT_ENV 0x10u     /* LUA_PATH, LUA_CPATH (and _5_4) and MPLUA_LIBDIR are
                                    not read (lua -E) */

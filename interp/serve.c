@@ -69,8 +69,15 @@ static int serve_gc(lua_State *L) {
   serve_state *ss = lua_touserdata(L, 1);
   int fin = 0;
   if (ss->comm != MPI_COMM_NULL && MPI_Finalized(&fin) == MPI_SUCCESS && !fin) {
-    if (ss->started) MPI_Wait(&ss->req, MPI_STATUS_IGNORE); /* every rank has one */
-    MPI_Comm_free(&ss->comm);
+    /* at the end: a failure is said, and nothing else depends on these */
+    int rc = ss->started ? MPI_Wait(&ss->req, MPI_STATUS_IGNORE) : MPI_SUCCESS; /* every rank has one */
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_free(&ss->comm);
+    if (rc != MPI_SUCCESS) {
+      char s[MPI_MAX_ERROR_STRING];
+      int n = 0;
+      if (MPI_Error_string(rc, s, &n) != MPI_SUCCESS) n = 0;
+      fprintf(stderr, "mplua_serve: cannot close its communicator: %.*s\n", n, s);
+    }
   }
   free(ss->buf);
   ss->buf = NULL;

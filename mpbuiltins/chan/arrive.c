@@ -8,14 +8,27 @@
 **   columns of 4 KiB took the arrival's detour, a poll or two later);
 ** - the header of a message in parts (chan_int.h) is checked like the wire
 **   decoder checks a body, then receives for every part are posted straight
-**   into place on `bulk` (long strings into blocks Lua can adopt).
+**   into place on `bulk`.
 ** Arrivals complete in later polls, inside the one wait, so nothing blocks
 ** and an abort can drain them. Each sender's messages are delivered in the
 ** order they were sent: one that completes early waits for its elders.
 ** Delivered control messages go to the handler table (ctl.c), user
 ** messages to the mailbox.
+**
+** Running out of memory. Every message larger than 64 KiB travels in parts
+** (send.c), so what arrives whole is small, and a message too large for the
+** memory left announces its size in a small header first. When its buffer
+** cannot be had, even after a full collection, its parts are received into
+** nothing (MPI truncates them and each sender's send completes, so the
+** abort protocol's counts hold) and the header is delivered in its place,
+** marked lost: whoever takes it raises "out of memory receiving a message
+** of N bytes from rank R", a fault of this rank's task, and the session
+** goes on. The small blocks this needs come from reserves (a message buffer
+** and an arrival record, kept in the state); only a rank that cannot hold
+** even a header or a command ends the job.
 */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,18 +36,34 @@
 
 #define RECV_NOW 4096 /* bytes: received in the probing call */
 
-enum { A_HDR, A_GC, A_PARTS, A_DONE };
+enum { A_HDR, A_GC, A_PARTS, A_DRAIN, A_DONE };
 
 struct mpb_arrival {
   mpb_arrival *next;
-  mpb_msg *m;         /* A_HDR: the header in flight; then the whole message */
+  mpb_msg *m;         /* A_HDR: in flight; A_GC, A_DRAIN: its header; then the whole message */
   int ctl, src, stage;
+  int gc_full;        /* a full collection has run since its header came (or none can) */
   int64_t ndone, nreq;
+  uint64_t tag;       /* A_DRAIN: the tag of its parts */
   MPI_Request *req;   /* A_PARTS: one receive per part */
-  MPI_Request one;    /* A_HDR */
+  MPI_Request one;    /* A_HDR: the message; A_DRAIN: the part being drained */
 };
 
 static int key(const mpb_state *st, int ctl, int src) { return ctl ? st->size + src : src; }
+
+/* An MPI failure while receiving from src: the peer or MPI is gone. */
+static void fail(mpb_state *st, int rc, const char *what, int src) {
+  char s[96];
+  snprintf(s, sizeof s, "%s from rank %d", what, src);
+  mpb_fatal_mpi(st, rc, s);
+}
+
+/* A receive MPI truncated: what a drain does on purpose, and what a part
+** longer than its header announced gets. */
+static int truncated(int rc) {
+  int cls = 0;
+  return MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_TRUNCATE;
+}
 
 /* ------------------------------------------------------------ delivery */
 static void deliver(mpb_state *st, mpb_msg *m, int ctl) {
@@ -49,28 +78,38 @@ static void enqueue(mpb_state *st, mpb_arrival *a) {
   st->pending_from[key(st, a->ctl, a->src)]++;
 }
 
+/* A record from malloc, or the spare kept so that a message is never lost
+** for want of the record's few bytes (replaced as soon as memory allows). */
 static mpb_arrival *new_arrival(mpb_state *st, mpb_msg *m, int ctl) {
   mpb_arrival *a = calloc(1, sizeof *a);
+  if (!a && (a = st->arrival_spare)) {
+    st->arrival_spare = NULL;
+    memset(a, 0, sizeof *a);
+  }
   if (!a) mpb_fatal(st, "out of memory receiving a message from rank %d", m->src);
+  if (!st->arrival_spare) st->arrival_spare = calloc(1, sizeof *a);
   a->m = m;
   a->ctl = ctl;
   a->src = m->src;
   return a;
 }
 
+static void free_arrival(mpb_state *st, mpb_arrival *a) {
+  if (!st->arrival_spare) st->arrival_spare = a;
+  else free(a);
+}
+
 /* ------------------------------------------------------- message parts */
-/* Check the header of a message in parts (frame.c) and lay the message
-** out: returns the whole message (its parts still to come, positions in
-** m->parts), or NULL when the header is malformed. The header is not freed. */
-static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
-  mpb_frame f;
-  if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) return NULL;
-  size_t n = (size_t)f.nparts;
-  mpb_msg *w = mpb_msg_new(f.inlen + f.total);
+/* Lay out the message whose header h announces f: the whole message, its
+** parts still to come (their places in w->parts); NULL when out of memory.
+** h is not freed. */
+static mpb_msg *lay_out(const mpb_msg *h, const mpb_frame *f) {
+  size_t n = (size_t)f->nparts;
+  mpb_msg *w = mpb_msg_new(f->inlen + f->total);
   mpb_part *parts = w ? calloc(n, sizeof *parts) : NULL;
   if (!parts) {
     mpb_msg_free(w);
-    mpb_fatal(st, "out of memory receiving %zu bytes from rank %d", f.inlen + f.total, h->src);
+    return NULL;
   }
   w->src = h->src;
   w->chan = h->chan;
@@ -80,21 +119,19 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
   for (size_t i = 0; i < n; i++) {
     size_t at, len;
     int str;
-    mpb_frame_part(&f, i, &at, &len, &str);
+    mpb_frame_part(f, i, &at, &len, &str);
     memcpy(w->buf + to, h->buf + from, at - from);
     to += at - from;
     from = at;
     parts[i].pos = to;
     parts[i].len = len;
-    parts[i].block = str && st->optimal ? mpb_adopt_block(st, len) : NULL;
     to += len;
   }
-  memcpy(w->buf + to, h->buf + from, f.inlen - from);
+  memcpy(w->buf + to, h->buf + from, f->inlen - from);
   mpb_uhdr u;
   memcpy(&u, w->buf, sizeof u);
   u.flags &= ~MPB_UF_SPLIT;
   memcpy(w->buf, &u, sizeof u);
-  *tag = f.tag;
   return w;
 }
 
@@ -110,7 +147,8 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, uint64_t *tag) {
 ** or when the Lua heap is so small next to the message that collecting it
 ** costs a few percent of the transfer (76 KiB: 9 us); otherwise a step as
 ** large as the message, the step the decoder would take anyway (msg.c),
-** taken before the buffer is chosen. */
+** taken before the buffer is chosen. A message whose buffer cannot be had
+** waits for a full collection too, as Lua's own allocations do. */
 #define BIG ((size_t)64 << 20)
 #define REUSE_MIN ((size_t)1 << 20)
 #define HEAP_PER_MSG 64 /* a full collection when the heap is below message / this */
@@ -144,7 +182,8 @@ static void start_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
 
 void mpb_arrivals_collect(lua_State *L, mpb_state *st) {
   size_t kb = st->gc_step_kb;
-  if (L && (st->gc_wanted == 2 || (size_t)lua_gc(L, LUA_GCCOUNT) * HEAP_PER_MSG <= kb))
+  int full = L && (st->gc_wanted == 2 || (size_t)lua_gc(L, LUA_GCCOUNT) * HEAP_PER_MSG <= kb);
+  if (full)
     lua_gc(L, LUA_GCCOLLECT); /* the predecessor's buffer comes back, if it can */
   else if (L)
     lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX));
@@ -152,77 +191,109 @@ void mpb_arrivals_collect(lua_State *L, mpb_state *st) {
   st->gc_step_kb = 0;
   for (mpb_arrival *a = st->arrivals; a; a = a->next)
     if (a->stage == A_GC) {
+      a->gc_full |= full || !L; /* without L, no collection will come */
       post_parts(st, a, a->m);
-      a->m->gc_paid = L != NULL; /* the decoder need not step again */
+      if (a->stage == A_PARTS) a->m->gc_paid = L != NULL; /* the decoder need not step again */
     }
 }
 
+/* Receive the next part of a message being drained into nothing (a part
+** of any size: MPI truncates it to none, and its send completes). The
+** parts of one message share their sender and tag: they match in order. */
+static void drain_next(mpb_state *st, mpb_arrival *a) {
+  static char nothing[1];
+  int rc = MPI_Irecv_c(nothing, 0, MPI_BYTE, a->src, (int)a->tag, st->bulk, &a->one);
+  if (rc != MPI_SUCCESS) fail(st, rc, "cannot drain a message", a->src);
+}
+
 static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
-  uint64_t tag;
-  mpb_msg *w = lay_out(st, h, &tag);
-  if (!w) { /* its parts cannot be found: it arrives as a message that was lost */
-    h->lost = h->len ? h->len : 1;
+  mpb_frame f;
+  if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) {
+    h->lost = h->len ? h->len : 1; /* its parts cannot be found: a message that was lost */
+    h->lost_why = MPB_LOST_FRAME;
     a->m = h;
     a->stage = A_DONE;
     return;
   }
+  mpb_msg *w = lay_out(h, &f);
+  MPI_Request *req = w ? malloc(sizeof *req * (size_t)f.nparts) : NULL;
+  if (!req) {
+    mpb_msg_free(w);
+    a->m = h;
+    if (!a->gc_full) { /* the garbage may hold the memory: after a full collection, again */
+      a->stage = A_GC;
+      st->gc_wanted = 2;
+      return;
+    }
+    h->lost = f.inlen + f.total; /* h stands for the message, its parts drained */
+    h->lost_why = MPB_LOST_MEMORY;
+    a->tag = f.tag;
+    a->nreq = (int64_t)f.nparts;
+    a->ndone = 0;
+    a->stage = A_DRAIN;
+    drain_next(st, a);
+    return;
+  }
   mpb_msg_free(h);
   a->m = w;
+  a->req = req;
   a->nreq = w->nparts;
   a->ndone = 0;
-  a->req = malloc(sizeof *a->req * (size_t)w->nparts);
-  if (!a->req) mpb_fatal(st, "out of memory receiving from rank %d", w->src);
   for (int i = 0; i < w->nparts; i++) {
     mpb_part *p = &w->parts[i];
-    char *into = p->block ? (char *)p->block + st->stroff : w->buf + p->pos;
-    if (MPI_Irecv_c(into, (MPI_Count)p->len, MPI_BYTE, w->src, (int)tag, st->bulk,
-                    &a->req[i]) != MPI_SUCCESS)
-      mpb_fatal(st, "cannot receive the parts of a message from rank %d", w->src);
+    int rc = MPI_Irecv_c(w->buf + p->pos, (MPI_Count)p->len, MPI_BYTE, w->src, (int)f.tag,
+                         st->bulk, &req[i]);
+    if (rc != MPI_SUCCESS) fail(st, rc, "cannot receive the parts of a message", w->src);
   }
   a->stage = A_PARTS;
 }
 
 /* -------------------------------------------------------------- probing */
-/* A matched message of cnt bytes that cannot be held: received into a
-** scrap (MPI truncates it), and delivered as a message that was lost, which
-** raises where it is taken. */
-static mpb_msg *lost_message(mpb_state *st, int ctl, MPI_Message *mm, MPI_Count cnt, int src) {
-  char scrap[sizeof(mpb_uhdr)];
-  MPI_Mrecv_c(scrap, (MPI_Count)sizeof scrap, MPI_BYTE, mm, MPI_STATUS_IGNORE);
-  mpb_uhdr h;
-  memcpy(&h, scrap, sizeof h);
-  if (ctl || (h.flags & MPB_UF_SPLIT)) /* its parts or its command cannot be dropped */
-    mpb_fatal(st, "out of memory receiving %lld bytes from rank %d", (long long)cnt, src);
-  mpb_msg *m = mpb_msg_new(sizeof h);
-  if (!m) mpb_fatal(st, "out of memory receiving %lld bytes from rank %d", (long long)cnt, src);
-  h.task = st->task; /* raised in this task, not dropped as stale */
-  h.comm = 0;
-  memcpy(m->buf, &h, sizeof h);
-  m->lost = (size_t)cnt;
-  return m;
-}
-
-static int is_split(const mpb_msg *m, int ctl) {
-  return !ctl && !m->lost && (mpb_msg_hdr(m).flags & MPB_UF_SPLIT);
+/* Message m (whole, or the header of one in parts) is here; a: its arrival
+** record (NULL: received in the probing call). Every header is checked
+** before it is used: a message too short to hold one is not from mplua. */
+static void received(mpb_state *st, mpb_arrival *a, mpb_msg *m, int ctl) {
+  char err[MPB_ERRLEN];
+  mpb_frame f;
+  int kind = ctl ? (m->len < sizeof(mpb_chdr) ? MPB_RECV_SHORT : MPB_RECV_WHOLE)
+                 : mpb_frame_classify(m->buf, m->len, (uint64_t)st->tag_ub, &f, err, sizeof err);
+  if (kind == MPB_RECV_SHORT) { /* its task and channel unknown: it cannot be delivered */
+    if (ctl) mpb_fatal(st, "malformed control message from rank %d (%zu bytes)", m->src, m->len);
+    mpb_note(st, "malformed message from rank %d: %s (dropped)", m->src, err);
+    mpb_msg_free(m);
+    if (a) a->m = NULL, a->stage = A_DONE;
+  } else if (kind != MPB_RECV_WHOLE) { /* in parts (a malformed table is found there) */
+    start_parts(st, a, m);
+  } else if (a) {
+    a->stage = A_DONE;
+  } else if (st->pending_from[key(st, ctl, m->src)]) { /* after its elders */
+    a = new_arrival(st, m, ctl);
+    a->stage = A_DONE;
+    enqueue(st, a);
+  } else {
+    deliver(st, m, ctl);
+  }
 }
 
 static void receive(mpb_state *st, int ctl, MPI_Message *mm, MPI_Status *s) {
   MPI_Count cnt = 0;
-  MPI_Get_count_c(s, MPI_BYTE, &cnt);
   int src = s->MPI_SOURCE;
+  int rc = MPI_Get_count_c(s, MPI_BYTE, &cnt);
+  if (rc != MPI_SUCCESS || cnt < 0) fail(st, rc, "cannot size a message", src);
   if (!ctl) st->recvd_from[src]++;
   st->bytes_recv += (uint64_t)cnt;
-  mpb_msg *m = cnt >= 0 ? mpb_msg_new((size_t)cnt) : NULL;
-  if (!m) {
-    m = lost_message(st, ctl, mm, cnt, src);
-  } else if (cnt > RECV_NOW) {
-    m->src = src;
-    m->chan = s->MPI_TAG;
+  mpb_msg *m = mpb_msg_new_or_reserve(&st->reserve, (size_t)cnt);
+  if (!m) /* small (larger ones come in parts) and the reserve is taken: nothing is left */
+    mpb_fatal(st, "out of memory receiving %s of %lld bytes from rank %d",
+              ctl ? "a command" : "a message", (long long)cnt, src);
+  m->src = src;
+  m->chan = s->MPI_TAG;
+  if (cnt > RECV_NOW) {
     MPI_Request r;
     int done = 0;
-    if (MPI_Imrecv_c(m->buf, cnt, MPI_BYTE, mm, &r) != MPI_SUCCESS ||
-        MPI_Test(&r, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      mpb_fatal(st, "cannot receive %lld bytes from rank %d", (long long)cnt, src);
+    rc = MPI_Imrecv_c(m->buf, cnt, MPI_BYTE, mm, &r);
+    if (rc == MPI_SUCCESS) rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) fail(st, rc, "cannot receive a message", src);
     if (!done) {
       mpb_arrival *a = new_arrival(st, m, ctl);
       a->one = r;
@@ -230,20 +301,10 @@ static void receive(mpb_state *st, int ctl, MPI_Message *mm, MPI_Status *s) {
       enqueue(st, a);
       return;
     } /* else an eager message, complete at once: on as if received here */
-  } else if (MPI_Mrecv_c(m->buf, cnt, MPI_BYTE, mm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-    mpb_fatal(st, "cannot receive %lld bytes from rank %d", (long long)cnt, src);
+  } else if ((rc = MPI_Mrecv_c(m->buf, cnt, MPI_BYTE, mm, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+    fail(st, rc, "cannot receive a message", src);
   }
-  m->src = src;
-  m->chan = s->MPI_TAG;
-  if (is_split(m, ctl)) {
-    start_parts(st, NULL, m);
-  } else if (st->pending_from[key(st, ctl, src)]) { /* after its elders */
-    mpb_arrival *a = new_arrival(st, m, ctl);
-    a->stage = A_DONE;
-    enqueue(st, a);
-  } else {
-    deliver(st, m, ctl);
-  }
+  received(st, NULL, m, ctl);
 }
 
 static int probe(mpb_state *st, int ctl) {
@@ -255,7 +316,7 @@ static int probe(mpb_state *st, int ctl) {
     MPI_Status s;
     int rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, &mm, &s);
     if (rc != MPI_SUCCESS) {
-      if (ctl) mpb_fatal(st, "the control channel failed");
+      if (ctl) mpb_fatal_mpi(st, rc, "the control channel failed");
       mpb_mpi_note(st, rc, "receiving");
       break;
     }
@@ -268,27 +329,48 @@ static int probe(mpb_state *st, int ctl) {
 }
 
 /* ------------------------------------------------------------ progress */
+static int advance_drain(mpb_state *st, mpb_arrival *a) {
+  int64_t before = a->ndone;
+  while (a->ndone < a->nreq) {
+    int flag = 0, rc = MPI_Test(&a->one, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS && !truncated(rc)) fail(st, rc, "cannot drain a message", a->src);
+    if (!flag) break;
+    if (++a->ndone < a->nreq) drain_next(st, a);
+  }
+  if (a->ndone == a->nreq) a->stage = A_DONE;
+  return a->ndone > before;
+}
+
 static int advance(mpb_state *st, mpb_arrival *a) {
-  int flag = 0;
+  int flag = 0, rc;
   if (a->stage == A_HDR) {
-    if (MPI_Test(&a->one, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      mpb_fatal(st, "cannot receive from rank %d", a->src);
+    if ((rc = MPI_Test(&a->one, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+      fail(st, rc, "cannot receive a message", a->src);
     if (!flag) return 0;
-    if (is_split(a->m, a->ctl)) start_parts(st, a, a->m);
-    else a->stage = A_DONE;
+    received(st, a, a->m, a->ctl);
     return 1;
   }
+  if (a->stage == A_DRAIN) return advance_drain(st, a);
   if (a->stage != A_PARTS) return 0;
   int64_t before = a->ndone;
   while (a->ndone < a->nreq) { /* the parts come in order: test the oldest */
     MPI_Status s;
-    if (MPI_Test(&a->req[a->ndone], &flag, &s) != MPI_SUCCESS)
-      mpb_fatal(st, "cannot receive the parts of a message from rank %d", a->src);
-    if (!flag) break;
+    size_t want = a->m->parts[a->ndone].len;
     MPI_Count got = 0;
-    MPI_Get_count_c(&s, MPI_BYTE, &got);
-    if ((size_t)got != a->m->parts[a->ndone].len) a->m->lost = a->m->len; /* refused */
-    st->bytes_recv += (uint64_t)got;
+    rc = MPI_Test(&a->req[a->ndone], &flag, &s);
+    if (rc != MPI_SUCCESS) {
+      if (!truncated(rc)) fail(st, rc, "cannot receive the parts of a message", a->src);
+      got = -1; /* longer than announced: refused (the request is complete) */
+    } else if (!flag) {
+      break;
+    } else if ((rc = MPI_Get_count_c(&s, MPI_BYTE, &got)) != MPI_SUCCESS) {
+      fail(st, rc, "cannot size the parts of a message", a->src);
+    }
+    if (got != (MPI_Count)want) { /* shorter or longer: refused */
+      a->m->lost = a->m->len;
+      a->m->lost_why = MPB_LOST_PART;
+    }
+    st->bytes_recv += got > 0 ? (uint64_t)got : 0;
     a->ndone++;
   }
   if (a->ndone == a->nreq) {
@@ -316,8 +398,8 @@ static int progress(mpb_state *st) {
       st->pending_from[k]--;
       mpb_msg *m = a->m;
       int ctl = a->ctl;
-      free(a);
-      deliver(st, m, ctl);
+      free_arrival(st, a);
+      if (m) deliver(st, m, ctl);
       events++;
       continue;
     }
@@ -329,23 +411,26 @@ static int progress(mpb_state *st) {
 
 int mpb_arrivals_idle(const mpb_state *st) { return st->arrivals == NULL; }
 
+/* Shutdown: nothing can raise and nothing depends on these any more. */
+static void cancel(mpb_state *st, MPI_Request *r) {
+  if (*r == MPI_REQUEST_NULL) return;
+  mpb_mpi_warn(st, MPI_Cancel(r), "cancelling a receive at exit");
+  mpb_mpi_warn(st, MPI_Request_free(r), "freeing a receive at exit");
+}
+
 void mpb_arrivals_free(mpb_state *st) {
   while (st->arrivals) {
     mpb_arrival *a = st->arrivals;
     st->arrivals = a->next;
-    if (a->stage == A_HDR) {
-      MPI_Cancel(&a->one);
-      MPI_Request_free(&a->one);
-    }
-    for (int64_t i = a->ndone; a->req && i < a->nreq; i++) {
-      MPI_Cancel(&a->req[i]);
-      MPI_Request_free(&a->req[i]);
-    }
+    if (a->stage == A_HDR || a->stage == A_DRAIN) cancel(st, &a->one);
+    for (int64_t i = a->ndone; a->req && i < a->nreq; i++) cancel(st, &a->req[i]);
     free(a->req);
     mpb_msg_free(a->m);
     free(a);
   }
   st->arrivals_tail = &st->arrivals;
+  free(st->arrival_spare);
+  st->arrival_spare = NULL;
 }
 
 /* ---------------------------------------------------------------- poll */

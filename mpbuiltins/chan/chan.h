@@ -60,12 +60,12 @@ typedef struct mpb_chdr {
 struct mpb_state;
 
 /* ------------------------------------------------------------ messages */
-/* Where a part of a message received in parts landed: in buf at pos, or,
-** for a long string, in a block of its own that Lua may adopt (adopt.c). */
+/* Where a part of a message received in parts landed in its buf. */
 typedef struct mpb_part {
   size_t pos, len;
-  void *block;       /* or NULL */
 } mpb_part;
+
+struct mpb_msg_reserve;
 
 /* A received message (user or control): header and body in one block. */
 typedef struct mpb_msg {
@@ -78,10 +78,16 @@ typedef struct mpb_msg {
   uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
   mpb_part *parts;   /* received in parts: where they landed (owned) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
-  size_t len;        /* bytes in buf (holes where parts sit in blocks) */
+  int lost_why;      /* MPB_LOST_*: why */
+  size_t len;        /* bytes in buf */
   size_t cap;        /* bytes allocated for buf */
+  struct mpb_msg_reserve *home; /* a reserve's buffer lent: goes back there when freed */
   char buf[];        /* header then body */
 } mpb_msg;
+
+enum { MPB_LOST_PART,    /* a part was not the size its header announced */
+       MPB_LOST_FRAME,   /* its header's table of parts was malformed */
+       MPB_LOST_MEMORY }; /* this rank had no memory for it (its parts were drained) */
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
@@ -90,6 +96,14 @@ mpb_msg *mpb_msg_new(size_t len);
 /* The bytes of the kept buffer of the last large message (0: none) / free it. */
 size_t mpb_msg_spare(void);
 void mpb_msg_drop_spare(void);
+/* A buffer for a message of MPB_MSG_RESERVE bytes or fewer, kept for when
+** malloc fails: mpb_msg_new, or the reserve's buffer while it is not lent
+** (NULL: neither); mpb_msg_free gives it back. */
+#define MPB_MSG_RESERVE ((size_t)256 << 10)
+typedef struct mpb_msg_reserve { mpb_msg *kept; int out; } mpb_msg_reserve;
+int mpb_msg_reserve_init(mpb_msg_reserve *r);
+void mpb_msg_reserve_free(mpb_msg_reserve *r);
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len);
 /* How many buffers of 1 MiB or more messages hold (the spare not counted). */
 int mpb_msg_live_big(void);
 /* Ask for huge pages on a large block of fresh memory. */
@@ -114,6 +128,10 @@ void mpb_msg_release(lua_State *L, int idx);
 /* Push the values of m (taking it); returns their count. Raises, naming
 ** fname and the sender, when m is malformed or was lost. */
 int mpb_push_msg(lua_State *L, struct mpb_state *st, mpb_msg *m, const char *fname);
+/* When m was lost, raise "mp.fname: [rank r/n] ..." saying why (its size,
+** its sender); fname NULL: "mp:". m is not freed (its holder frees it). */
+void mpb_msg_check_lost(lua_State *L, struct mpb_state *st, const mpb_msg *m,
+                        const char *fname);
 
 /* ------------------------------------------------------- host decisions */
 /* What a host decides and the library only reports (interp/ fills these;
@@ -194,7 +212,6 @@ typedef struct mpb_opts {
 } mpb_opts;
 #define MPB_OUT_SIGNALS 1u   /* no signal handler (SIGINT, SIGUSR1, SIGALRM) is installed */
 #define MPB_OUT_TIMER 2u     /* no interval timer: long Lua loops are polled by a count hook */
-#define MPB_OUT_ALLOC 4u     /* the state's allocator is not swapped (no string adoption) */
 
 typedef struct mpb_state {
   int use_mpi, own_mpi;
@@ -210,7 +227,7 @@ typedef struct mpb_state {
   mpb_host host;
   mpb_wakeup *wake;
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
-  int optimal;       /* in-place parts and string adoption (MPLUA_OPTIMAL_PATH) */
+  int optimal;       /* parts sent in place, direct small sends (MPLUA_OPTIMAL_PATH) */
 
   /* task */
   int64_t task;      /* number of the current or last task */
@@ -267,6 +284,8 @@ typedef struct mpb_state {
   int64_t comm_ids_task;
   int tag_ub;
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
+  mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
+  mpb_msg_reserve reserve; /* a buffer kept for a small message when malloc fails (arrive.c) */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */
@@ -276,8 +295,7 @@ typedef struct mpb_state {
   struct mpb_wbuf *wscratch;
   char rbuf[4096];   /* small received bodies are decoded from here */
   int rbusy;
-  size_t stroff;     /* offset of a long string's bytes in its block; 0: no adoption */
-  char mpi_err[MPB_ERRLEN]; /* an MPI failure met where nothing could raise */
+  char mpi_err[MPB_ERRLEN]; /* a failure met where nothing could raise (mpb_note) */
   lua_State *L;      /* main thread */
   struct mpb_trace *trace; /* the recorder while tracing, else NULL (chan/trace.h) */
 } mpb_state;
@@ -294,6 +312,9 @@ mpb_state *mpb_find(lua_State *L);
 mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen);
 void mpb_stop(lua_State *L);
+/* Whether MPI_Finalize can hang in a job that spans hosts: MPICH before 4.2
+** with UCX, read from MPI_Get_library_version (leave.c). */
+int mpb_finalize_may_hang(void);
 /* Tell the process manager this rank is done, for a rank that leaves
 ** without MPI_Finalize (leave.c): 1 acknowledged, 0 no PMI connection to
 ** tell, -1 no answer. */
@@ -307,9 +328,17 @@ int mpb_mpi_raise(lua_State *L, mpb_state *st, int rc, const char *fname, const 
 /* Record an MPI failure met where nothing can raise (raised by the next
 ** wait); returns rc. */
 int mpb_mpi_note(mpb_state *st, int rc, const char *what);
+/* Record a failure met where nothing can raise (raised by the next wait, as
+** mpb_mpi_note's). */
+void mpb_note(mpb_state *st, const char *fmt, ...);
+/* Say on stderr that an MPI call failed where nothing can raise and nothing
+** depends on it (shutdown); returns rc. */
+int mpb_mpi_warn(mpb_state *st, int rc, const char *what);
 /* A failure the runtime cannot recover from (the control channel): print
 ** and end the job. */
 void mpb_fatal(mpb_state *st, const char *fmt, ...);
+/* mpb_fatal for an MPI failure: "what: <MPI's error string>". */
+void mpb_fatal_mpi(mpb_state *st, int rc, const char *what);
 /* MPI_Abort(comm, status), once what this rank wrote to stdout and stderr
 ** has been taken by the launcher. Does not return. */
 void mpb_abort_job(MPI_Comm comm, int status);
@@ -460,18 +489,6 @@ void mpb_check_interrupt(lua_State *L, mpb_state *st);
 void mpb_raise_abort_hooked(lua_State *L);
 /* The thread whose stack says where this rank runs: the main thread. */
 lua_State *mpb_running(void);
-
-/* ------------------------------------------------------------- adopt.c */
-/* Wrap L's allocator so received long strings can be adopted (when L uses
-** the standard allocator); learns the layout of a Lua string. */
-void mpb_adopt_init(lua_State *L, mpb_state *st);
-/* A block for a received string of len bytes (NULL: adoption is off or no
-** memory; the caller lands the bytes in the message instead); its bytes go
-** at block + st->stroff. */
-void *mpb_adopt_block(mpb_state *st, size_t len);
-/* Decode m's body with its adoptable strings (wire decode hook). */
-int mpb_adopt_decode(lua_State *L, mpb_state *st, mpb_msg *m, const char *body, size_t len,
-                     int owner, char *err, size_t errlen);
 
 #include "chan/trace.h"
 

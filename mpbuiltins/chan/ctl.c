@@ -6,6 +6,7 @@
 ** st->cmdq for whoever waits for it. The control channel cannot lose a
 ** message: a failure here ends the job with a report.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,10 +35,12 @@ void mpb_ctl_send(mpb_state *st, int dst, int kind, int64_t task, int32_t arg,
   mpb_chdr h = {task, kind, arg, value};
   memcpy(buf, &h, sizeof h);
   if (len) memcpy(buf + sizeof h, body, len);
-  if (mpb_post_send(st, &st->csends, buf, sizeof h + len, 1, LUA_NOREF, dst, kind, st->ctl) !=
-      MPI_SUCCESS)
-    mpb_fatal(st, "cannot send on the control channel to rank %d", dst);
+  char what[64];
+  snprintf(what, sizeof what, "cannot send on the control channel to rank %d", dst);
+  int rc = mpb_post_send(st, &st->csends, buf, sizeof h + len, buf, LUA_NOREF, dst, kind, st->ctl);
+  if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, what);
   int done; /* push it out now, then wake the receiver if it naps */
-  MPI_Test(&st->csends->req, &done, MPI_STATUS_IGNORE);
+  if ((rc = MPI_Test(&st->csends->req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+    mpb_fatal_mpi(st, rc, what);
   mpb_wake(st, dst, 1);
 }

@@ -65,6 +65,19 @@ int mpb_frame_parse(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, 
   return 0;
 }
 
+int mpb_frame_classify(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, char *err,
+                       size_t errlen) {
+  mpb_uhdr h;
+  if (len < sizeof h) {
+    if (errlen) snprintf(err, errlen, "%zu bytes, shorter than a message header", len);
+    return MPB_RECV_SHORT;
+  }
+  memcpy(&h, buf, sizeof h);
+  if (!(h.flags & MPB_UF_SPLIT)) return MPB_RECV_WHOLE;
+  return mpb_frame_parse(buf, len, tag_ub, f, err, errlen) == 0 ? MPB_RECV_PARTS
+                                                                : MPB_RECV_BADFRAME;
+}
+
 void mpb_frame_part(const mpb_frame *f, size_t i, size_t *at, size_t *len, int *str) {
   uint64_t a, l;
   memcpy(&a, f->table + 16 * i, 8);

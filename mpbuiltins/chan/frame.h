@@ -29,6 +29,13 @@ typedef struct mpb_frame {
 ** or -1 with the reason in err. */
 int mpb_frame_parse(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, char *err,
                     size_t errlen);
+/* What a received user message of len bytes is, as the receiver reads it
+** (arrive.c): shorter than a user header (malformed: it cannot be sent on,
+** its task is unknown), whole, or the header of a message in parts, its
+** table parsed into f (or malformed: the reason in err). */
+enum { MPB_RECV_SHORT, MPB_RECV_WHOLE, MPB_RECV_PARTS, MPB_RECV_BADFRAME };
+int mpb_frame_classify(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, char *err,
+                       size_t errlen);
 /* Part i of a parsed frame. */
 void mpb_frame_part(const mpb_frame *f, size_t i, size_t *at, size_t *len, int *str);
 /* The size of a header of inlen inline bytes and n parts. */

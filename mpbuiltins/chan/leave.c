@@ -1,19 +1,27 @@
 /*
-** Leaving without MPI_Finalize. A job that spans hosts skips MPI_Finalize
-** (UCX over TCP can hang closing its connections: interp/mplua.c). But a
-** process manager of the Hydra kind takes a rank whose PMI connection closes
-** before PMI's finalize for a crashed one and kills the ranks still running:
-** after the last barrier, a rank a moment slower on its way to _exit was
-** killed, and a job that ended normally reported failure (8 runs of 10 at 8
-** ranks across two hosts, about 1 in 20 at 4). So each rank tells the process manager it is done, as
-** MPI_Finalize does at its end: PMI-1's "cmd=finalize" on the connection
-** Hydra hands its processes (PMI_FD), answered by "cmd=finalize_ack". Hydra
-** reads each command's version from its form, whatever the client used
-** before. Without PMI_FD (another launcher) there is nothing to do; no
-** answer within a few seconds leaves as before.
+** Leaving a job that spans hosts. MPI_Finalize is the way out, except where
+** it is known to hang: MPICH before 4.2 with UCX first closes every UCX
+** connection, progressing until its own closes are acknowledged, then waits
+** in its process manager's barrier without progressing UCX any more. Over
+** TCP a close is acknowledged by the peer's progress, so a rank that has
+** finished closing leaves a slower peer waiting for ever (openucx/ucx#8738;
+** MPICH 4.2 meets in the barrier before closing: pmodels/mpich d6c7cd5).
+** No setting avoids it, nor does anything done before MPI_Finalize
+** (mpbuiltins/README.md, "Ending across hosts", has the measurements).
+**
+** There, a rank leaves without MPI_Finalize (interp/mplua.c): after a last
+** barrier it tells the process manager it is done, as MPI_Finalize does at
+** its very end (PMI-1's "cmd=finalize" on the connection Hydra hands its
+** processes, PMI_FD, answered by "cmd=finalize_ack"), and _exits. Without
+** that word Hydra takes the first exit for a crash and kills the ranks a
+** moment behind it, and a job that ended normally reports failure. This is
+** the one place mplua speaks to MPICH's process manager itself, for the
+** versions MPI_Get_library_version names as affected; no answer within a
+** few seconds leaves as before.
 */
 #include <errno.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +29,16 @@
 #include "chan/chan.h"
 
 #define ANSWER_MS 5000
+
+int mpb_finalize_may_hang(void) {
+  char v[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0, major = 0, minor = 0;
+  if (MPI_Get_library_version(v, &len) != MPI_SUCCESS) return 0;
+  v[sizeof v - 1] = '\0';
+  const char *p = strstr(v, "MPICH Version:");
+  if (!p || !strstr(v, "ucx") || sscanf(p + 14, " %d.%d", &major, &minor) != 2) return 0;
+  return major < 4 || (major == 4 && minor < 2);
+}
 
 static int write_all(int fd, const char *s, size_t n) {
   while (n > 0) {

@@ -6,8 +6,10 @@
 **
 ** Small messages are decoded from a per-rank buffer (copying their few
 ** arrays), so no collectable owner is made per message; large ones are
-** owned by an mp.Msg, their arrays are views into it (no copy), and their
-** long strings received in blocks of their own are adopted by Lua.
+** owned by an mp.Msg and their arrays are views into it (no copy). Strings
+** are copied once into Lua strings (Lua makes a string only by copying its
+** bytes): a large message whose values took no view is freed at once, so
+** its buffer serves the next one while it is still warm.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +73,41 @@ mpb_msg *mpb_msg_new(size_t len) {
   return m;
 }
 
+/* ------------------------------------------------------------ reserve */
+/* A rank short of memory must still read the small messages that say what
+** comes next (headers of messages in parts, commands): a buffer is kept for
+** one of them, lent when malloc fails (arrive.c) and back when freed. */
+int mpb_msg_reserve_init(mpb_msg_reserve *r) {
+  r->kept = malloc(sizeof *r->kept + MPB_MSG_RESERVE);
+  r->out = 0;
+  return r->kept ? 0 : -1;
+}
+
+void mpb_msg_reserve_free(mpb_msg_reserve *r) {
+  if (r->out) r->kept->home = NULL; /* the message lent it frees it */
+  else free(r->kept);
+  r->kept = NULL;
+}
+
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len) {
+  mpb_msg *m = mpb_msg_new(len);
+  if (m || len > MPB_MSG_RESERVE || !r->kept || r->out) return m;
+  m = r->kept;
+  r->out = 1;
+  memset(m, 0, sizeof *m);
+  m->len = len;
+  m->cap = MPB_MSG_RESERVE;
+  m->home = r;
+  return m;
+}
+
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
-  for (int i = 0; i < m->nparts; i++) free(m->parts[i].block);
   free(m->parts);
+  if (m->home) { /* the reserve, back */
+    m->home->out = 0;
+    return;
+  }
   live_big -= m->cap >= LIVE_MIN;
   if (m->cap >= SPARE_MIN && (!spare || spare->cap <= m->cap)) {
     free(spare);
@@ -137,16 +170,38 @@ static void malformed(lua_State *L, mpb_state *st, const char *fname, int src, c
              st->size, src, err);
 }
 
+void mpb_msg_check_lost(lua_State *L, mpb_state *st, const mpb_msg *m, const char *fname) {
+  if (!m->lost) return;
+  const char *pre = fname ? "mp." : "mp", *name = fname ? fname : "";
+  if (m->lost_why == MPB_LOST_MEMORY)
+    luaL_error(L, "%s%s: " MPB_RANKFMT " out of memory receiving a message of %I bytes from "
+               "rank %d (the message was dropped)", pre, name, st->rank, st->size,
+               (LUAI_UACINT)m->lost, m->src);
+  luaL_error(L, "%s%s: " MPB_RANKFMT " malformed message in parts (%I bytes) from rank %d: %s",
+             pre, name, st->rank, st->size, (LUAI_UACINT)m->lost, m->src,
+             m->lost_why == MPB_LOST_FRAME ? "its table of parts is malformed"
+                                           : "a part is not the size its header announced");
+}
+
+/* The values of a large message, decoded in a protected call so that a
+** memory error names the message: pushes them (their owner at 2). */
+typedef struct { const mpb_msg *m; size_t len; int n, views; char *err; } decoding;
+
+static int decode_held(lua_State *L) {
+  decoding *d = lua_touserdata(L, 1);
+  d->n = mpb_wire_decode_views(L, d->m->buf + sizeof(mpb_uhdr), d->len, 2, &d->views, d->err,
+                               MPB_ERRLEN);
+  return d->n > 0 ? d->n : 0;
+}
+
 int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
   char err[MPB_ERRLEN];
   int src = m->src;
   if (m->lost || m->len < sizeof(mpb_uhdr)) {
-    size_t lost = m->lost;
+    mpb_msg gone = *m; /* its size and sender, for the error */
     mpb_msg_free(m);
-    if (!lost) malformed(L, st, fname, src, "no header");
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " a message of %I bytes from rank %d was lost: %s",
-               fname, st->rank, st->size, (LUAI_UACINT)lost, src,
-               "it could not be received whole (out of memory, or a part was refused)");
+    mpb_msg_check_lost(L, st, &gone, fname);
+    malformed(L, st, fname, src, "no header");
   }
   size_t len = m->len - sizeof(mpb_uhdr);
   if (len <= SMALL_MSG && !m->nparts && !st->rbusy) {
@@ -159,16 +214,26 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
     return n;
   }
   mpb_msg_hold(L, m);
-  int hidx = lua_gettop(L);
-  /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
-  ** them, so the buffers of many large messages do not pile up (strings it
-  ** adopts, Lua counts itself) */
-  size_t held = len;
-  for (int i = 0; i < m->nparts; i++)
-    if (m->parts[i].block) held -= m->parts[i].len;
-  if (held >= (256 << 10) && !m->gc_paid) lua_gc(L, LUA_GCSTEP, (int)(held >> 10));
-  int n = mpb_adopt_decode(L, st, m, m->buf + sizeof(mpb_uhdr), len, hidx, err, sizeof err);
+  int hidx = lua_gettop(L), views;
+  decoding d = {m, len, 0, 0, err};
+  lua_pushcfunction(L, decode_held);
+  lua_pushlightuserdata(L, &d);
+  lua_pushvalue(L, hidx);
+  int status = lua_pcall(L, 2, LUA_MULTRET, 0);
+  if (status == LUA_ERRMEM) /* say which message */
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " not enough memory for the values of a message of %I "
+               "bytes from rank %d", fname, st->rank, st->size, (LUAI_UACINT)m->len, src);
+  if (status != LUA_OK) lua_error(L);
+  int n = d.n;
+  views = d.views;
   if (n < 0) malformed(L, st, fname, src, err);
+  if (!views) {
+    mpb_msg_release(L, hidx); /* all copied: the buffer serves the next message */
+  } else if (len >= (256 << 10) && !m->gc_paid) {
+    /* Lua cannot see the bytes an mp.Msg holds: collect as if it allocated
+    ** them, so the buffers of many large messages do not pile up */
+    lua_gc(L, LUA_GCSTEP, (int)(len >> 10));
+  }
   lua_remove(L, hidx); /* views into it keep it alive */
   return n;
 }

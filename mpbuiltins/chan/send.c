@@ -11,8 +11,15 @@
 ** caller takes the ids (nonblocking sends), in which case the sends anchor
 ** the arrays and strings they read. Sizes are MPI_Count all the way (the
 ** large-count calls of MPI 4): a message may be as large as memory allows.
-** With MPLUA_OPTIMAL_PATH=0 every message is flattened and sent whole, so
-** the fast paths can be checked against the plain one.
+** With MPLUA_OPTIMAL_PATH=0 every message is flattened and sent as one
+** piece, so the fast paths can be checked against the plain one.
+**
+** Every message larger than HEADER_MAX reaches its receiver as a small
+** header first (the table of its parts): a receiver without the memory for
+** the message still learns its size and drains it (arrive.c), where a large
+** whole message could only be lost with what follows it. A flat message
+** (the plain path, or one whose inline bytes alone exceed HEADER_MAX: it is
+** flattened) goes as one part after a header of its user header alone.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +27,14 @@
 #include "chan/chan_int.h"
 #include "wire/wire.h"
 
+#define HEADER_MAX ((size_t)64 << 10) /* larger messages reach a receiver header first */
+
 /* ------------------------------------------------------------- records */
-/* Record s: the posted send req of len bytes at buf (owned, or NULL) to dst. */
+/* Record s: the posted send req of len bytes to dst (own: freed when done). */
 static void record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Request req,
-                   char *buf, int ref, size_t len, int dst) {
+                   void *own, int ref, size_t len, int dst) {
   s->req = req;
-  s->buf = buf;
+  s->own = own;
   s->ref = ref;
   s->len = len;
   s->dst = dst;
@@ -35,21 +44,21 @@ static void record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Reques
   if (list == &st->sends) st->send_bytes += len;
 }
 
-int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, int own,
+int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, void *own,
                   int ref, int dst, int tag, MPI_Comm comm) {
   mpb_sendrec *s = malloc(sizeof *s);
   if (!s) {
-    if (own) free((void *)buf);
+    free(own);
     return MPI_ERR_NO_MEM;
   }
   MPI_Request req;
   int rc = MPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, tag, comm, &req);
   if (rc != MPI_SUCCESS) {
-    if (own) free((void *)buf);
+    free(own);
     free(s);
     return rc;
   }
-  record(st, list, s, req, own ? (char *)buf : NULL, ref, len, dst);
+  record(st, list, s, req, own, ref, len, dst);
   st->bytes_sent += len;
   return MPI_SUCCESS;
 }
@@ -68,7 +77,7 @@ static int progress_list(mpb_state *st, mpb_sendrec **list) {
       *p = s->next;
       if (list == &st->sends) st->send_bytes -= s->len;
       if (s->ref != LUA_NOREF) luaL_unref(st->L, LUA_REGISTRYINDEX, s->ref);
-      free(s->buf);
+      free(s->own);
       free(s);
       n++;
     } else {
@@ -89,7 +98,7 @@ static void free_list(mpb_sendrec **list) {
   while (*list) {
     mpb_sendrec *s = *list;
     *list = s->next;
-    free(s->buf);
+    free(s->own);
     free(s);
   }
 }
@@ -190,6 +199,73 @@ static void send_self(lua_State *L, mpb_state *st, int chan, const struct mpb_wb
   mpb_user_arrived(st, m);
 }
 
+/* ------------------------------------------------------ messages in parts */
+/* The header of a message in parts (frame.h), malloc'ed; NULL: no memory. */
+static char *split_header(const char *inl, size_t inlen, uint64_t n, const size_t *at,
+                          const size_t *plen, const char *isstr, uint64_t tag, size_t *len) {
+  *len = mpb_frame_size(inlen, n);
+  char *buf = malloc(*len);
+  if (buf) mpb_frame_write(buf, inl, inlen, n, at, plen, isstr, tag);
+  return buf;
+}
+
+static uint64_t next_tag(mpb_state *st, int dst) {
+  uint32_t t = st->part_tag[dst]++;
+  return (uint64_t)(t % (uint32_t)st->tag_ub);
+}
+
+/* Post the parts after their header, each anchoring (when anchor is a
+** registry ref) what it reads; own: with one part, the block it lies in,
+** freed when it is done. A part MPI refuses is replaced by an empty message,
+** so that the receiver finds the message short instead of waiting for ever;
+** the first failure is returned once all are posted. */
+static int post_parts(mpb_state *st, int dst, uint64_t tag, uint64_t n, const void *const *ptr,
+                      const size_t *plen, int anchor, void *own) {
+  lua_State *L = st->L;
+  int first_rc = MPI_SUCCESS;
+  for (uint64_t i = 0; i < n; i++) {
+    int r = LUA_NOREF;
+    if (anchor != LUA_NOREF) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, anchor);
+      r = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    int rc = mpb_post_send(st, &st->sends, ptr[i], plen[i], own, r, dst, (int)tag, st->bulk);
+    if (rc != MPI_SUCCESS) {
+      luaL_unref(L, LUA_REGISTRYINDEX, r);
+      if (first_rc == MPI_SUCCESS) first_rc = rc;
+      if ((rc = mpb_post_send(st, &st->sends, "", 0, NULL, LUA_NOREF, dst, (int)tag,
+                              st->bulk)) != MPI_SUCCESS)
+        mpb_fatal_mpi(st, rc, "cannot send the parts of a message");
+    }
+  }
+  return first_rc;
+}
+
+/* A flat message of len (> HEADER_MAX) bytes at buf: its user header, then
+** the rest as one part. own: the block buf lies in (freed when the part is
+** done), or NULL when the caller keeps buf alive until then. */
+static void send_flat_parts(lua_State *L, mpb_state *st, int dst, int chan, const char *buf,
+                            size_t len, void *own) {
+  size_t at = sizeof(mpb_uhdr), plen = len - at, hlen;
+  const void *ptr = buf + at;
+  char isstr = 0;
+  uint64_t tag = next_tag(st, dst);
+  char *hdr = split_header(buf, at, 1, &at, &plen, &isstr, tag, &hlen);
+  if (!hdr) {
+    free(own);
+    luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  }
+  int rc = mpb_post_send(st, &st->sends, hdr, hlen, hdr, LUA_NOREF, dst, chan, st->user);
+  if (rc != MPI_SUCCESS) {
+    free(own);
+    raise_send(L, st, rc, dst);
+  }
+  posted(st, dst, chan, buf, len); /* once: the parts are one message */
+  if ((rc = post_parts(st, dst, tag, 1, &ptr, &plen, LUA_NOREF, own)) != MPI_SUCCESS)
+    raise_send(L, st, rc, dst);
+}
+
+/* ------------------------------------------------------------- sending */
 void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, size_t len,
                     int own) {
   if (dst == st->rank || !st->use_mpi) {
@@ -200,9 +276,13 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   char *copy = own ? buf : malloc(len ? len : 1);
   if (!copy) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
   if (!own) memcpy(copy, buf, len);
-  int rc = mpb_post_send(st, &st->sends, copy, len, 1, LUA_NOREF, dst, chan, st->user);
-  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-  posted(st, dst, chan, copy, len);
+  if (len > HEADER_MAX) {
+    send_flat_parts(L, st, dst, chan, copy, len, copy);
+  } else {
+    int rc = mpb_post_send(st, &st->sends, copy, len, copy, LUA_NOREF, dst, chan, st->user);
+    if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
+    posted(st, dst, chan, copy, len);
+  }
   /* The send completes in the next poll's progress: a test now would be a
   ** progress call of its own, a fifth of a small round trip. A burst of
   ** sends with no poll between them tests as it goes: the list stays short. */
@@ -236,50 +316,12 @@ static void send_direct(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf
     if ((rc = MPI_Request_free(&req)) != MPI_SUCCESS) mpb_mpi_note(st, rc, "a send failed");
   } else { /* a failed status is seen by the record's test, in the next poll */
     size_t n;
-    record(st, &st->sends, st->spare_send, req, mpb_wbuf_steal(b, &n), LUA_NOREF, len, dst);
+    char *data = mpb_wbuf_steal(b, &n);
+    record(st, &st->sends, st->spare_send, req, data, LUA_NOREF, len, dst);
     st->spare_send = NULL;
     if (st->sends->next) mpb_sends_progress(st);
   }
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
-}
-
-/* The header of a message in parts (frame.h), malloc'ed; NULL: no memory. */
-static char *split_header(const char *inl, size_t inlen, uint64_t n, const size_t *at,
-                          const size_t *plen, const char *isstr, uint64_t tag, size_t *len) {
-  *len = mpb_frame_size(inlen, n);
-  char *buf = malloc(*len);
-  if (buf) mpb_frame_write(buf, inl, inlen, n, at, plen, isstr, tag);
-  return buf;
-}
-
-static uint64_t next_tag(mpb_state *st, int dst) {
-  uint32_t t = st->part_tag[dst]++;
-  return (uint64_t)(t % (uint32_t)st->tag_ub);
-}
-
-/* Post the parts after their header, each anchoring (when anchor is a
-** registry ref) what it reads. A part MPI refuses is replaced by an empty
-** message, so that the receiver finds the message short instead of waiting
-** for ever; the first failure is returned once all are posted. */
-static int post_parts(mpb_state *st, int dst, uint64_t tag, uint64_t n, const void *const *ptr,
-                      const size_t *plen, int anchor) {
-  lua_State *L = st->L;
-  int first_rc = MPI_SUCCESS;
-  for (uint64_t i = 0; i < n; i++) {
-    int r = LUA_NOREF;
-    if (anchor != LUA_NOREF) {
-      lua_rawgeti(L, LUA_REGISTRYINDEX, anchor);
-      r = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    int rc = mpb_post_send(st, &st->sends, ptr[i], plen[i], 0, r, dst, (int)tag, st->bulk);
-    if (rc != MPI_SUCCESS) {
-      luaL_unref(L, LUA_REGISTRYINDEX, r);
-      if (first_rc == MPI_SUCCESS) first_rc = rc;
-      if (mpb_post_send(st, &st->sends, "", 0, 0, LUA_NOREF, dst, (int)tag, st->bulk) != MPI_SUCCESS)
-        mpb_fatal(st, "cannot send to rank %d", dst);
-    }
-  }
-  return first_rc;
 }
 
 /* Scratch arrays for the part table, owned by a userdata (pushed). */
@@ -312,12 +354,12 @@ static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf 
   size_t len;
   char *hdr = split_header(b->data, b->len, n, p.at, p.len, p.str, tag, &len);
   if (!hdr) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
-  int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
+  int rc = mpb_post_send(st, &st->sends, hdr, len, hdr, LUA_NOREF, dst, chan, st->user);
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
   posted(st, dst, chan, b->data, b->len + b->extlen); /* once: the parts are one message */
   lua_getiuservalue(L, bidx, 1);
   int anchor = luaL_ref(L, LUA_REGISTRYINDEX);
-  rc = post_parts(st, dst, tag, n, p.ptr, p.len, anchor);
+  rc = post_parts(st, dst, tag, n, p.ptr, p.len, anchor, NULL);
   luaL_unref(L, LUA_REGISTRYINDEX, anchor);
   lua_pop(L, 1); /* the table of parts */
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
@@ -336,7 +378,7 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
   if (wait) ids = mine;
   ids[0] = st->send_ids + 1;
   ids[1] = st->send_ids; /* none yet */
-  if (b->nseg && dst != st->rank && st->use_mpi && st->optimal) {
+  if (b->nseg && dst != st->rank && st->use_mpi && st->optimal && b->len <= HEADER_MAX) {
     send_split(L, st, dst, chan, b, bidx);
     if (last) mpb_encode_done(st, b);
     ids[1] = st->send_ids;
@@ -374,56 +416,19 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
 }
 
 /* ---------------------------------------------------------- forwarding */
+/* A received message is flat in its buffer, its parts in place: it goes on
+** whole, or as one part when it is large. */
 void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int chan,
                      uint64_t ids[2]) {
   ids[0] = st->send_ids + 1;
   ids[1] = st->send_ids;
-  if (m->lost) luaL_error(L, "mp: " MPB_RANKFMT " cannot forward a message that was lost",
-                          st->rank, st->size);
-  if (!m->nparts || !st->optimal) {
-    char *copy = NULL;
-    if (m->nparts) { /* plain path: flatten what was received in parts */
-      copy = malloc(m->len ? m->len : 1);
-      if (!copy) luaL_error(L, "mp: " MPB_RANKFMT " out of memory", st->rank, st->size);
-      memcpy(copy, m->buf, m->len);
-      for (int i = 0; i < m->nparts; i++)
-        if (m->parts[i].block)
-          memcpy(copy + m->parts[i].pos, (char *)m->parts[i].block + st->stroff, m->parts[i].len);
-    }
-    int rc = mpb_post_send(st, &st->sends, copy ? copy : m->buf, m->len, copy != NULL,
-                           LUA_NOREF, dst, chan, st->user);
+  mpb_msg_check_lost(L, st, m, NULL);
+  if (m->len > HEADER_MAX) {
+    send_flat_parts(L, st, dst, chan, m->buf, m->len, NULL);
+  } else {
+    int rc = mpb_post_send(st, &st->sends, m->buf, m->len, NULL, LUA_NOREF, dst, chan, st->user);
     if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
     posted(st, dst, chan, m->buf, m->len);
-    ids[1] = st->send_ids;
-    return;
   }
-  /* the inline bytes are m's bytes outside its parts */
-  uint64_t n = (uint64_t)m->nparts;
-  parts_tab p = parts_alloc(L, n);
-  size_t inlen = m->len;
-  for (uint64_t i = 0; i < n; i++) inlen -= m->parts[i].len;
-  char *inl = lua_newuserdatauv(L, inlen ? inlen : 1, 0);
-  size_t from = 0, to = 0;
-  for (uint64_t i = 0; i < n; i++) {
-    const mpb_part *q = &m->parts[i];
-    memcpy(inl + to, m->buf + from, q->pos - from);
-    to += q->pos - from;
-    from = q->pos + q->len;
-    p.at[i] = to;
-    p.len[i] = q->len;
-    p.ptr[i] = q->block ? (char *)q->block + st->stroff : m->buf + q->pos;
-    p.str[i] = q->block != NULL;
-  }
-  memcpy(inl + to, m->buf + from, m->len - from);
-  uint64_t tag = next_tag(st, dst);
-  size_t len;
-  char *hdr = split_header(inl, inlen, n, p.at, p.len, p.str, tag, &len);
-  if (!hdr) luaL_error(L, "mp: " MPB_RANKFMT " out of memory", st->rank, st->size);
-  int rc = mpb_post_send(st, &st->sends, hdr, len, 1, LUA_NOREF, dst, chan, st->user);
-  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
-  posted(st, dst, chan, m->buf, m->len);
-  rc = post_parts(st, dst, tag, n, p.ptr, p.len, LUA_NOREF);
-  lua_pop(L, 2);
   ids[1] = st->send_ids;
-  if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
 }

@@ -63,12 +63,20 @@ int mpb_mpi_raise(lua_State *L, mpb_state *st, int rc, const char *fname, const 
 }
 
 int mpb_mpi_note(mpb_state *st, int rc, const char *what) {
-  if (rc != MPI_SUCCESS && st->mpi_err[0] == '\0') {
+  if (rc != MPI_SUCCESS) {
     char s[MPB_ERRLEN / 2];
     mpi_string(rc, s, sizeof s);
-    snprintf(st->mpi_err, sizeof st->mpi_err, "%.100s: %s", what, s);
+    mpb_note(st, "%.100s: %s", what, s);
   }
   return rc;
+}
+
+void mpb_note(mpb_state *st, const char *fmt, ...) {
+  if (st->mpi_err[0] != '\0') return; /* the first one is raised */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(st->mpi_err, sizeof st->mpi_err, fmt, ap);
+  va_end(ap);
 }
 
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
@@ -90,6 +98,23 @@ void mpb_abort_job(MPI_Comm comm, int status) {
   }
   MPI_Abort(comm, status);
   abort(); /* MPI_Abort does not return; if it did, nothing sane remains */
+}
+
+int mpb_mpi_warn(mpb_state *st, int rc, const char *what) {
+  if (rc != MPI_SUCCESS) {
+    char s[MPB_ERRLEN / 2];
+    mpi_string(rc, s, sizeof s);
+    fflush(stdout);
+    fprintf(stderr, "mplua: " MPB_RANKFMT " %s: %s\n", st->rank, st->size, what, s);
+    fflush(stderr);
+  }
+  return rc;
+}
+
+void mpb_fatal_mpi(mpb_state *st, int rc, const char *what) {
+  char s[MPB_ERRLEN / 2];
+  mpi_string(rc, s, sizeof s);
+  mpb_fatal(st, "%.100s: %s", what, s);
 }
 
 void mpb_fatal(mpb_state *st, const char *fmt, ...) {
@@ -153,7 +178,10 @@ static int start_mpi(mpb_state *st, MPI_Comm comm, int *argc, char ***argv, char
   int inited = 0, rc, inter = 0;
   int sig = !(st->out & MPB_OUT_SIGNALS);
   if (sig) workers_ignore_sigint(launcher_rank());
-  MPI_Initialized(&inited);
+  if ((rc = MPI_Initialized(&inited)) != MPI_SUCCESS) {
+    mpi_string(rc, err, errlen);
+    return -1;
+  }
   if (!inited) {
     if (MPI_Init(argc, argv) != MPI_SUCCESS) {
       snprintf(err, errlen, "MPI_Init failed");
@@ -166,19 +194,19 @@ static int start_mpi(mpb_state *st, MPI_Comm comm, int *argc, char ***argv, char
     snprintf(err, errlen, "the communicator must be an intra-communicator");
     return -1;
   }
-  MPI_Comm_rank(st->base, &st->rank);
-  if (sig) workers_ignore_sigint(st->rank);
-  MPI_Comm_size(st->base, &st->size);
   /* the runtime works on its own duplicates (errors returned there); a
   ** host's communicator keeps the error handler the host gave it */
-  if (st->own_mpi) MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN);
-  if ((rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
-      (rc = dup_comm(st, &st->bulk)) != MPI_SUCCESS || (rc = dup_comm(st, &st->ccomm)) != MPI_SUCCESS) {
+  int *ub = NULL, flag = 0;
+  if ((rc = MPI_Comm_rank(st->base, &st->rank)) == MPI_SUCCESS && sig)
+    workers_ignore_sigint(st->rank);
+  if (rc != MPI_SUCCESS || (rc = MPI_Comm_size(st->base, &st->size)) != MPI_SUCCESS ||
+      (st->own_mpi && (rc = MPI_Comm_set_errhandler(st->base, MPI_ERRORS_RETURN)) != MPI_SUCCESS) ||
+      (rc = dup_comm(st, &st->ctl)) != MPI_SUCCESS || (rc = dup_comm(st, &st->user)) != MPI_SUCCESS ||
+      (rc = dup_comm(st, &st->bulk)) != MPI_SUCCESS || (rc = dup_comm(st, &st->ccomm)) != MPI_SUCCESS ||
+      (rc = MPI_Comm_get_attr(st->bulk, MPI_TAG_UB, &ub, &flag)) != MPI_SUCCESS) {
     mpi_string(rc, err, errlen);
     return -1;
   }
-  int *ub = NULL, flag = 0;
-  MPI_Comm_get_attr(st->bulk, MPI_TAG_UB, &ub, &flag);
   st->tag_ub = flag && ub && *ub > 0 ? *ub : 32767;
   return 0;
 }
@@ -193,7 +221,7 @@ static int alloc_tables(mpb_state *st) {
   st->arr_blocked = calloc(2 * n, sizeof *st->arr_blocked);
   st->arrivals_tail = &st->arrivals;
   return st->inbox && st->sent_to && st->recvd_from && st->part_tag && st->pending_from &&
-         st->arr_blocked ? 0 : -1;
+         st->arr_blocked && mpb_msg_reserve_init(&st->reserve) == 0 ? 0 : -1;
 }
 
 static void free_tables(mpb_state *st) {
@@ -202,6 +230,7 @@ static void free_tables(mpb_state *st) {
   mpb_queue_clear(&st->cmdq);
   free(st->inbox), free(st->sent_to), free(st->recvd_from), free(st->part_tag);
   free(st->pending_from), free(st->arr_blocked);
+  mpb_msg_reserve_free(&st->reserve);
   free(st->first.msg);
   st->inbox = NULL;
 }
@@ -262,7 +291,6 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
   if (!ok) return NULL;
   mpb_abort_error_init(L);
   mpb_ctl_on(st, 0, NULL);
-  if (st->optimal && !(st->out & MPB_OUT_ALLOC)) mpb_adopt_init(L, st);
   mpb_hook_init(L, st);
   return st;
 }
@@ -281,18 +309,21 @@ void mpb_stop(lua_State *L) {
     }
     if (st->no_finalize) { /* the host leaves with _exit: meet once more, then go */
       MPI_Request req;
-      if (MPI_Ibarrier(st->ctl, &req) == MPI_SUCCESS) mpb_wait_bounded(st, req_done, &req, 10.0);
-      mpb_pmi_leave(); /* or the process manager takes this exit for a crash */
+      if (mpb_mpi_warn(st, MPI_Ibarrier(st->ctl, &req), "the last barrier") == MPI_SUCCESS)
+        mpb_wait_bounded(st, req_done, &req, 10.0);
+      if (mpb_pmi_leave() < 0) /* else the process manager takes this exit for a crash */
+        fprintf(stderr, "mplua: " MPB_RANKFMT " the process manager did not acknowledge the "
+                "end of this rank\n", st->rank, st->size);
       st->L = NULL;
       return;
     }
     mpb_wake_close(st);
-    MPI_Comm_free(&st->ctl);
-    MPI_Comm_free(&st->user);
-    MPI_Comm_free(&st->bulk);
-    MPI_Comm_free(&st->ccomm);
     mpb_arrivals_free(st);
-    if (st->own_mpi) MPI_Finalize();
+    mpb_mpi_warn(st, MPI_Comm_free(&st->ctl), "freeing a communicator at exit");
+    mpb_mpi_warn(st, MPI_Comm_free(&st->user), "freeing a communicator at exit");
+    mpb_mpi_warn(st, MPI_Comm_free(&st->bulk), "freeing a communicator at exit");
+    mpb_mpi_warn(st, MPI_Comm_free(&st->ccomm), "freeing a communicator at exit");
+    if (st->own_mpi) mpb_mpi_warn(st, MPI_Finalize(), "MPI_Finalize");
   }
   mpb_sends_free(st);
   free_tables(st);

@@ -212,6 +212,7 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
     for (; mask < n; mask <<= 1)
       if (vr & mask) {
         held = mpb_msg_hold(L, mpb_coll_take(L, x, (vr - mask + root) % n));
+        mpb_msg_check_lost(L, st, *held, x->fname); /* before it goes on */
         break;
       }
   } else {

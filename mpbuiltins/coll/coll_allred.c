@@ -27,6 +27,7 @@ static void send_chunk(lua_State *L, mpb_coll *x, int r, int owner, const mpb_ar
 ** into the received buffer (no copy); returns the view. */
 static mpb_array *take_chunk(lua_State *L, mpb_coll *x, int r, int dtype, int64_t len) {
   mpb_msg *m = *mpb_msg_hold(L, mpb_coll_take(L, x, r));
+  mpb_msg_check_lost(L, x->st, m, x->fname);
   char err[MPB_ERRLEN];
   int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), m->len - sizeof(mpb_uhdr),
                           lua_gettop(L), err, sizeof err);

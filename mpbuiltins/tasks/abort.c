@@ -56,9 +56,8 @@ static int abort_received(mpb_state *st, void *ud) {
 }
 
 static int req_done(mpb_state *st, void *ud) {
-  int flag = 0;
-  if (MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-    mpb_fatal(st, "the abort protocol failed");
+  int flag = 0, rc = MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
   return flag;
 }
 
@@ -95,8 +94,8 @@ void mpb_resync(lua_State *L, mpb_state *st) {
       out[2 * p + 1] = st->faulted;
     }
     MPI_Request req;
-    if (MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req) != MPI_SUCCESS)
-      mpb_fatal(st, "the abort protocol failed");
+    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req);
+    if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
     mpb_wait_req(L, st, &req);
     int nf = 0;
     for (size_t p = 0; p < n; p++) {
@@ -110,13 +109,14 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
-    if (MPI_Ibarrier(st->ctl, &req) != MPI_SUCCESS) mpb_fatal(st, "the abort protocol failed");
+    if ((rc = MPI_Ibarrier(st->ctl, &req)) != MPI_SUCCESS)
+      mpb_fatal_mpi(st, rc, "the abort protocol failed");
     mpb_wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
     ** pending on the old one can never match after the abort */
-    MPI_Comm_free(&st->ccomm);
-    if (MPI_Comm_idup(st->base, &st->ccomm, &req) != MPI_SUCCESS)
-      mpb_fatal(st, "cannot renew the extensions' communicator");
+    if ((rc = MPI_Comm_free(&st->ccomm)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_idup(st->base, &st->ccomm, &req)) != MPI_SUCCESS)
+      mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
     mpb_wait_req(L, st, &req);
     st->nself = st->faulted + nf;
   } else {

@@ -153,6 +153,7 @@ static int handout(lua_State *L) {
   lua_settop(L, 0);
   mpb_msg **h = mpb_msg_hold(L, mpb_user_take(L, st, MPB_CH_HANDOUT, mpb_parent(st, st->rank),
                                               "handout"));
+  mpb_msg_check_lost(L, st, *h, "handout"); /* before it goes on */
   uint64_t ids[2], span[2] = {st->send_ids + 1, st->send_ids};
   for (int r = f; r <= l; r++) {
     mpb_msg_forward(L, st, *h, r, MPB_CH_HANDOUT, ids);

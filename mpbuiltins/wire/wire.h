@@ -21,7 +21,7 @@ typedef struct mpb_wseg {
   size_t at;         /* insert after this many inline bytes */
   const void *ptr;   /* external bytes (a typed array's elements, a long string) */
   size_t len;
-  int str;           /* the bytes of a string (the receiver may adopt them) */
+  int str;           /* the bytes of a string (said in the frame; informative) */
 } mpb_wseg;
 
 typedef struct mpb_wbuf {
@@ -71,12 +71,11 @@ int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx,
 int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx,
                     char *err, size_t errlen);
 
-/* A hook the decoder asks before copying a string of at least
-** MPB_WIRE_STREXT bytes at body offset pos: returns 1 if it pushed the
-** string itself (p2p adopts strings received in place). */
-typedef int (*mpb_wire_strhook)(lua_State *L, void *ud, size_t pos, size_t len);
-void mpb_wire_set_strhook(mpb_wire_strhook h, void *ud);
-mpb_wire_strhook mpb_wire_get_strhook(void **ud);
+/* The same, counting in *views the arrays made views into buf: with none,
+** the owner need not outlive the values (strings are always copied: Lua
+** makes a string only by copying its bytes). */
+int mpb_wire_decode_views(lua_State *L, const void *buf, size_t len, int owner_idx,
+                          int *views, char *err, size_t errlen);
 
 /* Limits checked on both sides. */
 #define MPB_WIRE_MAXDEPTH 200

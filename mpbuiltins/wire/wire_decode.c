@@ -28,25 +28,13 @@ typedef struct Dec {
   int refs;            /* stack slot: nil, or the table id -> object */
   lua_Integer nextid;
   int depth;
+  int views;           /* arrays made views into the buffer */
   int base;            /* stack top on entry */
   char *err;
   size_t errlen;
 } Dec;
 
 static int decode(Dec *d);
-
-static mpb_wire_strhook strhook;
-static void *strhook_ud;
-
-void mpb_wire_set_strhook(mpb_wire_strhook h, void *ud) {
-  strhook = h;
-  strhook_ud = ud;
-}
-
-mpb_wire_strhook mpb_wire_get_strhook(void **ud) {
-  *ud = strhook_ud;
-  return strhook;
-}
 
 static int bad(Dec *d, const char *fmt, ...) {
   if (d->errlen > 0) {
@@ -255,6 +243,7 @@ static int dec_array(Dec *d, size_t at) {
   d->p += pad;
   if (d->owner && (uintptr_t)d->p % es == 0) {
     mpb_array_view(L, d->owner, (void *)d->p, dtype, ndim, dims);
+    d->views++;
   } else {
     mpb_array *a = mpb_array_new(L, dtype, ndim, dims);
     memcpy(a->data, d->p, bytes);
@@ -302,11 +291,6 @@ static int decode(Dec *d) {
     case T_STR:
       if (getvarint(d, &u, "string", at)) return -1;
       if (u > left(d)) return truncated(d, "string", at);
-      if (u >= MPB_WIRE_STREXT && strhook &&
-          strhook(L, strhook_ud, (size_t)(d->p - d->start), (size_t)u)) {
-        d->p += u;
-        return 0;
-      }
       lua_pushlstring(L, (const char *)d->p, (size_t)u);
       d->p += u;
       return 0;
@@ -326,6 +310,12 @@ static int decode(Dec *d) {
 
 int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx, char *err,
                     size_t errlen) {
+  int views;
+  return mpb_wire_decode_views(L, buf, len, owner_idx, &views, err, errlen);
+}
+
+int mpb_wire_decode_views(lua_State *L, const void *buf, size_t len, int owner_idx,
+                          int *views, char *err, size_t errlen) {
   Dec d;
   int base = lua_gettop(L);
   uint64_t count = 0;
@@ -335,6 +325,8 @@ int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx, ch
   d.owner = owner_idx ? lua_absindex(L, owner_idx) : 0;
   d.nextid = 1;
   d.depth = 0;
+  d.views = 0;
+  *views = 0;
   d.err = err;
   d.errlen = errlen;
   d.refs = 0;
@@ -354,6 +346,7 @@ int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx, ch
     goto fail;
   }
   if (d.refs) lua_remove(L, d.refs);
+  *views = d.views;
   return (int)count;
 fail:
   lua_settop(L, base);

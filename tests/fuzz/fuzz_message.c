@@ -3,9 +3,10 @@
 ** The first byte picks what the rest is:
 **   0  a message body, decoded with copies          (wire_decode.c)
 **   1  a message body, decoded as views of its buffer
-**   2  u32 n, then a header of a message in parts (n bytes: frame.c) and
-**      the bytes of its parts: the header is checked, the message laid out
-**      as the receiver lays it out, and the result decoded
+**   2  u32 n, then a received message of n bytes and the bytes of its parts:
+**      classified as the receiver does (frame.c: too short, whole, or the
+**      header of a message in parts, checked), the message laid out as the
+**      receiver lays it out, and the result decoded
 ** Malformed input must be an error, never a crash, a leak or a read out of
 ** bounds. Built and run by scripts/fuzz.sh (clang, -fsanitize=fuzzer,address).
 */
@@ -56,7 +57,12 @@ static void parts(const uint8_t *data, size_t size) {
   if (hlen > size) return;
   mpb_frame f;
   char err[MPB_ERRLEN];
-  if (mpb_frame_parse((const char *)data, hlen, 0x0fffffff, &f, err, sizeof err) != 0) return;
+  int kind = mpb_frame_classify((const char *)data, hlen, 0x0fffffff, &f, err, sizeof err);
+  if (kind == MPB_RECV_WHOLE) { /* read as the receiver reads a whole message */
+    decode((const char *)data + sizeof(mpb_uhdr), hlen - sizeof(mpb_uhdr), 1);
+    return;
+  }
+  if (kind != MPB_RECV_PARTS) return;
   if (f.total > ((size_t)1 << 22)) return; /* a real receiver would try; memory is not the point */
   char *w = malloc(f.inlen + f.total + 1);
   if (!w) return;

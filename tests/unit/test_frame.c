@@ -88,3 +88,32 @@ Test(frame, refused) {
   cr_assert_eq(mpb_frame_parse(b2, n, 1000, &f, err, sizeof err), -1);
   cr_assert(strstr(err, "tag"), "%s", err);
 }
+
+/* How the receiver reads a user message (arrive.c): a message shorter than
+** a user header is refused (never read as one), a whole message is whole, a
+** header in parts is checked, and every truncation of a good header is
+** either refused or read as what it then consistently is. */
+Test(frame, classify) {
+  char buf[1024], err[128];
+  mpb_frame f;
+  for (size_t k = 0; k < sizeof(mpb_uhdr); k++) {
+    memset(buf, 0xff, sizeof buf); /* the split flag set in whatever is read */
+    cr_assert_eq(mpb_frame_classify(buf, k, 1000, &f, err, sizeof err), MPB_RECV_SHORT);
+    cr_assert(strstr(err, "shorter than a message header"), "%s", err);
+  }
+  mpb_uhdr h = {1, 0, 0, 0, 0};
+  memcpy(buf, &h, sizeof h);
+  cr_assert_eq(mpb_frame_classify(buf, sizeof h, 1000, &f, err, sizeof err), MPB_RECV_WHOLE);
+  cr_assert_eq(mpb_frame_classify(buf, 100, 1000, &f, err, sizeof err), MPB_RECV_WHOLE);
+  uint64_t at[2] = {24, 30}, len[2] = {5, 6};
+  size_t n = make(buf, 2, at, len, 7, 64);
+  cr_assert_eq(mpb_frame_classify(buf, n, 1000, &f, err, sizeof err), MPB_RECV_PARTS, "%s", err);
+  cr_assert_eq(f.nparts, 2);
+  cr_assert_eq(f.total, 11);
+  for (size_t k = 0; k < n; k++) {
+    int kind = mpb_frame_classify(buf, k, 1000, &f, err, sizeof err);
+    if (k < sizeof(mpb_uhdr)) cr_assert_eq(kind, MPB_RECV_SHORT);
+    else if (kind == MPB_RECV_PARTS) cr_assert(f.inlen + 16 * f.nparts + 16 == k);
+    else cr_assert_eq(kind, MPB_RECV_BADFRAME, "length %zu: %d", k, kind);
+  }
+}
