@@ -61,6 +61,12 @@ static const char *op_name(int op) {
   return op == MPB_COLL_FUNC ? "a function" : op < 0 ? "none" : mpb_red_name(op);
 }
 
+/* The name a user calls a collective of this kind by (after "mp."). */
+static const char *call_name(int kind) {
+  return kind == MPB_COLL_SPLIT ? "Comm.split" : kind == MPB_COLL_DUP ? "Comm.dup"
+                                                                      : mpb_coll_kind_name(kind);
+}
+
 /* Describe how m (from a member of x's communicator) disagrees with x;
 ** returns 0 when it does not. */
 static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
@@ -69,11 +75,11 @@ static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   int r = x->c->of_world[m->src];
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
-             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq,
-             mpb_coll_kind_name(kind), x->seq, mpb_coll_kind_name(x->kind));
+             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, call_name(kind),
+             x->seq, call_name(x->kind));
   else if (kind != x->kind)
     snprintf(buf, n, "rank %d called mp.%s (collective #%u on this communicator)", r,
-             mpb_coll_kind_name(kind), x->seq);
+             call_name(kind), x->seq);
   else if (op != x->op)
     snprintf(buf, n, "rank %d called it with op %s%s%s (here %s%s%s)", r,
              op >= 0 && op != MPB_COLL_FUNC ? "'" : "", op_name(op),
@@ -201,6 +207,24 @@ void mpb_coll_allgather_raw(lua_State *L, mpb_coll *x, const void *mine, size_t 
   }
 }
 
+/* ------------------------------------------------------------- roots */
+/* Roots are checked round a ring: each member sends the next an empty
+** message of the call (its root in the header) on entering, and takes the
+** previous one's. Ranks that name different roots then always include a
+** neighbour pair that disagrees, and the one that takes the other's message
+** raises the mismatch naming both roots (a tree's own messages cannot tell:
+** a rank that takes itself for the root receives nothing in a bcast). The
+** message travels while the data does, from every rank at once. */
+void mpb_coll_ring_send(lua_State *L, mpb_coll *x) {
+  int n = x->c->size;
+  if (n > 1) mpb_coll_send_raw(L, x, (x->c->rank + 1) % n, NULL, 0);
+}
+
+void mpb_coll_ring_take(lua_State *L, mpb_coll *x) {
+  int n = x->c->size;
+  if (n > 1) mpb_coll_take_raw(L, x, (x->c->rank + n - 1) % n, NULL, 0);
+}
+
 /* -------------------------------------------------------------- bcast */
 /* Binomial tree from root; inner ranks forward the message they got as it
 ** is (its parts in place), and everyone waits until what it sent is out. */
@@ -253,13 +277,22 @@ static int c_bcast(lua_State *L) {
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "bcast");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
+  int n = x.c->size, me = x.c->rank, vr = (me - x.root + n) % n;
+  /* the ring's message from the previous rank comes first from it: take it
+  ** first when that rank is the parent in the tree, else last (a parent's
+  ** data is forwarded without waiting for it) */
+  int first = vr != 0 && ((vr & (vr - 1)) + x.root) % n == (me + n - 1) % n;
+  mpb_coll_ring_send(L, &x);
+  if (first) mpb_coll_ring_take(L, &x);
   mpb_coll_bcast_at(L, &x, 2, x.root);
+  if (!first) mpb_coll_ring_take(L, &x);
   return 1;
 }
 
 /* comm:barrier(): dissemination, ceil(log2 n) rounds of empty messages. */
 static int c_barrier(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "barrier", MPB_COLL_BARRIER);
+  if (lua_gettop(L) > 1) mpb_check_nargs(L, x.st, 2, 0, "barrier", "no arguments");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   int n = x.c->size, me = x.c->rank;
   for (int k = 1; k < n; k <<= 1) {

@@ -69,6 +69,11 @@ void mpb_coll_op(lua_State *L, mpb_coll *x, int idx, int vidx);
 
 /* Push an uninitialized array shaped like like (no zero fill). */
 struct mpb_array *mpb_coll_push_uninit(lua_State *L, const struct mpb_array *like);
+/* The root check of bcast, gather and scatter (coll.c): send this rank's
+** root to the next member on entering the call, take the previous one's
+** (raising a mismatch when it names another root). */
+void mpb_coll_ring_send(lua_State *L, mpb_coll *x);
+void mpb_coll_ring_take(lua_State *L, mpb_coll *x);
 /* Binomial-tree broadcast of the value at vidx from root: leaves the value
 ** on top (at root, its own). */
 void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root);
