@@ -4,9 +4,10 @@ set -euo pipefail
 # (the README lists the same packages: keep them in step)
 # tmux and procps (pgrep): the tests that drive a terminal and find processes;
 # iproute2: the tests across network namespaces (tests/sh/nodes_*.sh);
-# clang: the fuzz target (libFuzzer); chromium: the trace report test renders the page headless
+# clang: the fuzz target (libFuzzer); chromium: the trace report test renders the page headless;
+# python3: tests/lua/trace_names.lua reads a trace with Python's json module
 pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
-      tmux procps iproute2 clang libclang-rt-14-dev chromium)
+      tmux procps iproute2 clang libclang-rt-14-dev chromium python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -198,7 +198,10 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   int others = st->size - st->nself, r = st->first.rank;
   const char *msg = st->first.msg ? st->first.msg : "?";
   char where[4096];
-  mpb_where_text(st, r >= 0 ? r : -1, where, sizeof where);
+  /* the faulting rank is left out, unless it did more after its fault (a
+  ** __close handler that waited: task.c says so in its whereabouts) */
+  int also = r >= 0 && st->wheres && strcmp(st->wheres + 192 * (size_t)r, "faulted") != 0;
+  mpb_where_text(st, r >= 0 && !also ? r : -1, where, sizeof where);
   lua_createtable(L, 0, 8);
   int t = lua_gettop(L);
   luaL_Buffer b;
@@ -214,7 +217,8 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
     luaL_addvalue(&b);
   }
   if (where[0] && r != MPB_DEADLOCK) { /* a deadlock's message says it already */
-    luaL_addstring(&b, r >= 0 ? "\nwhere the others were:\n  " : "\nwhere the ranks were:\n  ");
+    luaL_addstring(&b, r >= 0 && !also ? "\nwhere the others were:\n  "
+                                       : "\nwhere the ranks were:\n  ");
     luaL_addstring(&b, where);
   }
   luaL_pushresult(&b);

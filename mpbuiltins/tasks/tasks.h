@@ -13,7 +13,8 @@ enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TAS
        MPB_TASK_TRACE, /* registered by trace/ */
        MPB_NTASK };
 
-/* lua.c's message handler: adds a traceback, names our functions and the rank
+/* lua.c's message handler: adds a traceback (luaL_traceback's, with bounded work),
+** names our functions and the rank
 ** in Lua's own argument errors (msgh.c); passes the abort error as is. */
 int mpb_msgh(lua_State *L);
 /* The children of rank r in the fan-out tree: ranks first..last (none if

@@ -26,11 +26,7 @@ local function liar(items, len)
   })
 end
 
-local function same(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
+local function same(a, b) return table.concat(a, " ") == table.concat(b, " ") end
 
 -- Rounds of call(t, payload) on a fresh list t (and payload) from make(),
 -- with garbage whose finalizers set t[k] = bad made just before: in
