@@ -200,6 +200,23 @@ mp.exec(function(ranks)
   assert(c.size == mp.size)
 end, m.ranks)
 
+------------------------------------------------------------------- map
+-- a parameter vector that grows while the call reads it: the call reads the
+-- length it measured (or says the vector changed), never past its buffers
+local mapper = mp.mapper(function(t) return {t[1] + t[2]} end)
+spoiled(150, function()
+  local th = {}
+  for j = 1, 8 do th[j] = {j, 1} end
+  return th[1 + 7 % 8], th
+end, 3, 99, function(_, th)
+  local ok, y = pcall(mapper, th)
+  if ok then
+    for j = 1, 8 do assert(y[j][1] == j + 1, "job " .. j) end
+  else
+    assert(tostring(y):find("changed while the call read it", 1, true), y)
+  end
+end)
+
 ------------------------------------------------------------------ pool
 -- the options are read once: the leader keeps what they first said
 local function opts_liar(o)
