@@ -32,6 +32,7 @@ mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname
   if (c->seq_task != st->task) { /* numbers restart with each task */
     c->seq_task = st->task;
     c->nseq = 0;
+    c->ring_n = 0;
   }
   x.seq = ++c->nseq;
   return x;
@@ -49,6 +50,9 @@ mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
 }
 
 /* ---------------------------------------------------------- signatures */
+/* The kind byte of a root check's message (coll.c, roots) has this bit. */
+#define RING_BIT 0x80
+
 void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h) {
   h->task = 0;
   h->comm = x->c->id;
@@ -71,7 +75,7 @@ static const char *call_name(int kind) {
 ** returns 0 when it does not. */
 static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   mpb_uhdr h = mpb_msg_hdr(m);
-  int kind = (int)(h.flags & 0xff), op = (int)((h.flags >> 8) & 0xff) - 1;
+  int kind = (int)(h.flags & 0x7f), op = (int)((h.flags >> 8) & 0xff) - 1;
   int r = x->c->of_world[m->src];
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
@@ -140,31 +144,45 @@ static int coll_ready(mpb_state *st, void *ud) {
   return a->bad != NULL;
 }
 
-mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r) {
+static int is_ring(const mpb_msg *m) { return (mpb_msg_hdr(m).flags & RING_BIT) != 0; }
+static void ring_taken(lua_State *L, mpb_coll *x, mpb_msg *m);
+
+/* r's next message on x's communicator, whatever it is (the one wait). */
+static mpb_msg *take_any(lua_State *L, mpb_coll *x, int r) {
   mpb_state *st = x->st;
   char what[MPB_ERRLEN];
   mpb_msg *m = mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
-  if (!m) {
-    take_arg a = {x, r, 0, NULL};
-    mpb_poll(st);
-    if (!coll_ready(st, &a)) {
-      if (x->c->ranks[r] == st->rank || x->c->size == 1)
-        luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from itself is "
-                   "queued", x->fname, st->rank, st->size);
-      mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq};
-      mpb_wait_msg(L, st, coll_ready, &a, &d);
-    }
-    if (a.bad && !mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 0)) {
-      mismatch(x, a.bad, what, sizeof what);
-      raise_mismatch(L, x, what);
-    }
-    m = mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
+  if (m) return m;
+  take_arg a = {x, r, 0, NULL};
+  mpb_poll(st);
+  if (!coll_ready(st, &a)) {
+    if (x->c->ranks[r] == st->rank || x->c->size == 1)
+      luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from itself is "
+                 "queued", x->fname, st->rank, st->size);
+    mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq};
+    mpb_wait_msg(L, st, coll_ready, &a, &d);
   }
-  if (mismatch(x, m, what, sizeof what)) {
-    mpb_msg_free(m);
+  if (a.bad && !mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 0)) {
+    mismatch(x, a.bad, what, sizeof what);
     raise_mismatch(L, x, what);
   }
-  return m;
+  return mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
+}
+
+mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r) {
+  char what[MPB_ERRLEN];
+  for (;;) {
+    mpb_msg *m = take_any(L, x, r);
+    if (is_ring(m)) { /* a root check come first in r's order: settle it, go on */
+      ring_taken(L, x, m);
+      continue;
+    }
+    if (mismatch(x, m, what, sizeof what)) {
+      mpb_msg_free(m);
+      raise_mismatch(L, x, what);
+    }
+    return m;
+  }
 }
 
 void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r) {
@@ -208,21 +226,122 @@ void mpb_coll_allgather_raw(lua_State *L, mpb_coll *x, const void *mine, size_t 
 }
 
 /* ------------------------------------------------------------- roots */
-/* Roots are checked round a ring: each member sends the next an empty
-** message of the call (its root in the header) on entering, and takes the
-** previous one's. Ranks that name different roots then always include a
-** neighbour pair that disagrees, and the one that takes the other's message
-** raises the mismatch naming both roots (a tree's own messages cannot tell:
-** a rank that takes itself for the root receives nothing in a bcast). The
-** message travels while the data does, from every rank at once. */
+/* Roots are checked round a ring: on entering bcast, gather or scatter each
+** member sends the next one an empty message of the call (RING_BIT in its
+** kind, its root in the header), and the previous member's is compared with
+** this rank's own call. Ranks that name different roots always include a
+** pair of neighbours that disagree, and the second of the pair raises the
+** mismatch naming both roots (a tree's own messages cannot tell: a rank
+** that takes itself for the root of a bcast receives nothing).
+** The previous member's message is taken when it is there (at the end of
+** the call, when a message from that member is taken anyway, since it comes
+** first in that member's order), else later: by the next rooted call, at
+** the latest when MPB_COMM_RING calls wait for theirs, or at the end of the
+** task (mpb_coll_settle). So the check synchronizes nobody: a loop of
+** broadcasts runs ahead as before. The calls not settled yet are kept on
+** the communicator (its ring[]), oldest first. */
+static int prev_of(const mpb_comm *c) { return (c->rank + c->size - 1) % c->size; }
+
+/* The call the oldest unsettled check is for (x: the current one). */
+static mpb_coll oldest(const mpb_coll *x) {
+  mpb_coll y = *x;
+  y.kind = x->c->ring[0].kind;
+  y.seq = x->c->ring[0].seq;
+  y.root = x->c->ring[0].root;
+  y.op = -1;
+  y.fname = mpb_coll_kind_name(y.kind);
+  return y;
+}
+
+/* The previous member's check message m, compared with the oldest call
+** not settled yet (freed). */
+static void ring_taken(lua_State *L, mpb_coll *x, mpb_msg *m) {
+  mpb_comm *c = x->c;
+  char what[MPB_ERRLEN];
+  mpb_coll y = c->ring_n > 0 ? oldest(x) : *x; /* none due: a call this rank did not make */
+  int bad = mismatch(&y, m, what, sizeof what) || c->ring_n == 0;
+  mpb_msg_free(m);
+  if (bad) raise_mismatch(L, &y, what);
+  c->ring_n--;
+  memmove(c->ring, c->ring + 1, sizeof c->ring[0] * (size_t)c->ring_n);
+}
+
+/* Take the previous member's check messages that have come (wait for the
+** oldest one when block). */
+static void ring_settle(lua_State *L, mpb_coll *x, int block) {
+  mpb_comm *c = x->c;
+  int prev = prev_of(c);
+  while (c->ring_n > 0) {
+    mpb_msg *m = mpb_comm_peek(x->st, c, MPB_CH_COLL, prev, 0);
+    if (!m && !block) {
+      mpb_poll(x->st);
+      m = mpb_comm_peek(x->st, c, MPB_CH_COLL, prev, 0);
+    }
+    if (!m && !block) return;
+    mpb_coll y = oldest(x);
+    if (m && !is_ring(m)) { /* another message before the check: a call this rank did not make */
+      char what[MPB_ERRLEN];
+      if (!mismatch(&y, m, what, sizeof what))
+        snprintf(what, sizeof what, "rank %d sent a message of collective #%u before checking "
+                 "its root", prev, y.seq);
+      raise_mismatch(L, &y, what);
+    }
+    ring_taken(L, x, take_any(L, &y, prev));
+    block = 0; /* the oldest is settled; the others if they are there */
+  }
+}
+
+static const char DUE[] = "mp.coll.due"; /* {[communicator] = true}: checks still due */
+
 void mpb_coll_ring_send(lua_State *L, mpb_coll *x) {
-  int n = x->c->size;
-  if (n > 1) mpb_coll_send_raw(L, x, (x->c->rank + 1) % n, NULL, 0);
+  mpb_comm *c = x->c;
+  if (c->size < 2) return;
+  if (c->ring_n == MPB_COMM_RING) ring_settle(L, x, 1); /* so far ahead: wait for the oldest */
+  if (c->ring_n == 0 && lua_touserdata(L, 1) == c) { /* settled at the task's end */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, DUE);
+    lua_pushvalue(L, 1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+  c->ring[c->ring_n].seq = x->seq;
+  c->ring[c->ring_n].kind = x->kind;
+  c->ring[c->ring_n].root = x->root;
+  c->ring_n++;
+  mpb_uhdr h;
+  mpb_coll_header(x, &h);
+  h.task = x->st->task;
+  h.flags |= RING_BIT;
+  char *buf = malloc(sizeof h);
+  if (!buf) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", x->fname, x->st->rank, x->st->size);
+  memcpy(buf, &h, sizeof h);
+  mpb_send_bytes(L, x->st, c->ranks[(c->rank + 1) % c->size], MPB_CH_COLL, buf, sizeof h, 1);
+  x->st->user_sent++;
 }
 
 void mpb_coll_ring_take(lua_State *L, mpb_coll *x) {
-  int n = x->c->size;
-  if (n > 1) mpb_coll_take_raw(L, x, (x->c->rank + n - 1) % n, NULL, 0);
+  if (x->c->size > 1) ring_settle(L, x, 0);
+}
+
+void mpb_coll_settle(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, DUE) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  int due = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, due)) {
+    lua_pop(L, 1);
+    mpb_comm *c = lua_touserdata(L, -1);
+    if (c->ring_n > 0 && c->seq_task == st->task) {
+      mpb_coll x = {st, c, "exec", MPB_COLL_BCAST, -1, 0, -1, c->nseq};
+      while (c->ring_n > 0) ring_settle(L, &x, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L); /* a new table for the next task (the old one let its comms go) */
+  lua_setfield(L, LUA_REGISTRYINDEX, DUE);
 }
 
 /* -------------------------------------------------------------- bcast */
@@ -277,15 +396,9 @@ static int c_bcast(lua_State *L) {
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "bcast");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
-  int n = x.c->size, me = x.c->rank, vr = (me - x.root + n) % n;
-  /* the ring's message from the previous rank comes first from it: take it
-  ** first when that rank is the parent in the tree, else last (a parent's
-  ** data is forwarded without waiting for it) */
-  int first = vr != 0 && ((vr & (vr - 1)) + x.root) % n == (me + n - 1) % n;
-  mpb_coll_ring_send(L, &x);
-  if (first) mpb_coll_ring_take(L, &x);
+  mpb_coll_ring_send(L, &x); /* the root check */
   mpb_coll_bcast_at(L, &x, 2, x.root);
-  if (!first) mpb_coll_ring_take(L, &x);
+  mpb_coll_ring_take(L, &x);
   return 1;
 }
 

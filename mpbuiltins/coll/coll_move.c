@@ -18,13 +18,13 @@ static int c_gather(lua_State *L) {
     mpb_coll_ring_take(L, &x);
     return 0;
   }
-  mpb_coll_ring_take(L, &x); /* first: the previous rank sends it before its value */
   lua_createtable(L, x.c->size, 0);
   for (int r = 0; r < x.c->size; r++) {
     if (r == x.root) lua_pushvalue(L, 2);
     else mpb_coll_recv_val(L, &x, r);
     lua_rawseti(L, 3, r + 1);
   }
+  mpb_coll_ring_take(L, &x);
   return 1;
 }
 
@@ -72,9 +72,9 @@ static int c_scatter(lua_State *L) {
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {
-    mpb_coll_ring_send(L, &x); /* the root check (coll.c), before the value */
-    mpb_coll_ring_take(L, &x);
+    mpb_coll_ring_send(L, &x); /* the root check (coll.c) */
     mpb_coll_recv_val(L, &x, x.root);
+    mpb_coll_ring_take(L, &x);
     return 1;
   }
   check_list(L, &x, 2);

@@ -16,12 +16,18 @@
 /* The methods table of communicators (coll/ and request.c add to it). */
 #define MPB_COMM_METHODS "mp.Comm.methods"
 
+#define MPB_COMM_RING 32 /* root checks a rank may run ahead of its predecessor's */
+
 typedef struct mpb_comm {
   uint32_t id;       /* 0: world */
   int64_t task;      /* task it was made in; -1: world (lives for ever) */
   int rank, size;    /* this rank's place in it, its size */
   uint32_t nseq;     /* collectives begun on it in task seq_task (coll/) */
   int64_t seq_task;
+  /* coll/'s root check: this rank's rooted collectives (seq, kind, root)
+  ** whose message from the previous member is not taken yet, oldest first */
+  int ring_n;
+  struct { uint32_t seq; int32_t root; int kind; } ring[MPB_COMM_RING];
   int *ranks;        /* comm rank -> rank of the runtime [size] */
   int *of_world;     /* rank of the runtime -> comm rank, or -1 [runtime size] */
 } mpb_comm;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
@@ -138,7 +139,7 @@ void mpb_task_register(int op, lua_CFunction body) {
 
 /* op, values... -> results. Runs on every rank, rank 0 with the caller's
 ** original values, workers with decoded copies. */
-static int op_body(lua_State *L) {
+static int op_run(lua_State *L) {
   int op = (int)lua_tointeger(L, 1);
   lua_remove(L, 1);
   int n = lua_gettop(L);
@@ -197,6 +198,14 @@ static int op_body(lua_State *L) {
   }
   if (op > 0 && op < MPB_NTASK && registered[op]) return registered[op](L);
   return luaL_error(L, "mp: unknown task operation %d", op);
+}
+
+/* The operation, then the collectives' root checks still due: a task ends
+** only when its calls agreed (coll.c). */
+static int op_body(lua_State *L) {
+  int n = op_run(L);
+  mpb_coll_settle(L);
+  return n;
 }
 
 /* ------------------------------------------------------------- helpers */
