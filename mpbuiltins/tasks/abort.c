@@ -59,11 +59,13 @@ static int req_done(mpb_state *st, void *ud) {
   int flag = 0;
   if (MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
     mpb_fatal(st, "the abort protocol failed");
+  if (!flag && st->rank == 0) mpb_where_check_dead(st); /* a dead rank never takes part */
   return flag;
 }
 
 static int drained(mpb_state *st, void *ud) {
   const int64_t *expect = ud;
+  if (st->rank == 0) mpb_where_check_dead(st);
   for (int p = 0; p < st->size; p++)
     if (st->recvd_from[p] < expect[p]) return 0;
   return st->sends == NULL && mpb_arrivals_idle(st) && st->nfault_msgs >= st->nfault_expect;

@@ -292,9 +292,11 @@ static int gone(int pid) {
   return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'); /* a zombie: dead, not reaped yet */
 }
 
-static void check_alive(mpb_state *st, struct mpb_snap *s) {
+/* all: every rank (the abort protocol waits for every one), else those
+** that have not answered the round under way. */
+static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
   for (int r = 1; r < st->size; r++) {
-    if (s->pending > 0 && answer(st, s->answers, r)->round == s->round) continue; /* alive */
+    if (!all && s->pending > 0 && answer(st, s->answers, r)->round == s->round) continue;
     int pid = mpb_local_pid(st, r);
     if (pid <= 0 || !gone(pid)) continue;
     fflush(stdout);
@@ -302,6 +304,15 @@ static void check_alive(mpb_state *st, struct mpb_snap *s) {
             "ending the job\n", r, st->size, pid);
     mpb_abort_job(st->base, 1);
   }
+}
+
+void mpb_where_check_dead(mpb_state *st) {
+  struct mpb_snap *s = st->snap;
+  if (!s || st->size == 1) return;
+  double now = mpb_now();
+  if (now < s->alive_check) return;
+  s->alive_check = now + ALIVE_EVERY;
+  check_alive(st, s, 1);
 }
 
 /* Rank 0 naps in a wait: look around, now and then. */
@@ -313,7 +324,7 @@ static void on_idle(mpb_state *st, double waited) {
                                                                    answered: try anew */
   if (now >= s->alive_check) { /* the ranks that have not answered: are they alive? */
     s->alive_check = now + ALIVE_EVERY;
-    check_alive(st, s);
+    check_alive(st, s, 0);
   }
   if (s->pending > 0) { /* a round under way: answers come from polls */
     if (s->watchdog > 0 && waited >= s->watchdog && now - s->started > 1.0 &&
