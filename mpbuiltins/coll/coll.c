@@ -308,15 +308,9 @@ void mpb_coll_ring_send(lua_State *L, mpb_coll *x) {
   c->ring[c->ring_n].kind = x->kind;
   c->ring[c->ring_n].root = x->root;
   c->ring_n++;
-  mpb_uhdr h;
-  mpb_coll_header(x, &h);
-  h.task = x->st->task;
-  h.flags |= RING_BIT;
-  char *buf = malloc(sizeof h);
-  if (!buf) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", x->fname, x->st->rank, x->st->size);
-  memcpy(buf, &h, sizeof h);
-  mpb_send_bytes(L, x->st, c->ranks[(c->rank + 1) % c->size], MPB_CH_COLL, buf, sizeof h, 1);
-  x->st->user_sent++;
+  mpb_coll y = *x;
+  y.kind |= RING_BIT;
+  mpb_coll_send_raw(L, &y, (c->rank + 1) % c->size, NULL, 0);
 }
 
 void mpb_coll_ring_take(lua_State *L, mpb_coll *x) {
