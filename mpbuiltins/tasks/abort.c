@@ -201,8 +201,8 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   const char *msg = st->first.msg ? st->first.msg : "?";
   char where[4096];
   /* the faulting rank is left out, unless it did more after its fault (a
-  ** __close handler that waited: task.c says so in its whereabouts) */
-  int also = r >= 0 && st->wheres && strcmp(st->wheres + 192 * (size_t)r, "faulted") != 0;
+  ** __close handler that waited: task.c says "faulted, then ...") */
+  int also = r >= 0 && st->wheres && strncmp(st->wheres + 192 * (size_t)r, "faulted, then", 13) == 0;
   mpb_where_text(st, r >= 0 && !also ? r : -1, where, sizeof where);
   lua_createtable(L, 0, 8);
   int t = lua_gettop(L);

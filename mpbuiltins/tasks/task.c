@@ -31,6 +31,7 @@ static int nchildren(const mpb_state *st) {
 }
 
 static const char FAULT_VALUE[] = "mp.fault.value";
+static const char FAULT_EARLY[] = "mp.fault.early"; /* the message handler reported it */
 
 /* The error of a failed task body (its text on top, the value kept by
 ** task_msgh): the text, the value wire-encoded when it is not a string
@@ -110,7 +111,11 @@ static int task_msgh(lua_State *L) {
   mpb_msgh(L);
   if (lua_type(L, -1) == LUA_TSTRING) /* unnamed C frames are the runtime's */
     luaL_gsub(L, lua_tostring(L, -1), "\n\t[C]: in ?", "");
-  if (first) fault_report(L, st);
+  if (first) {
+    fault_report(L, st);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
+  }
   return 1;
 }
 
@@ -118,12 +123,17 @@ static int task_msgh(lua_State *L) {
 ** did (a memory error has none), and say what its __close handlers were
 ** doing when the abort stopped them, after the fault. */
 static void after_fault(lua_State *L, mpb_state *st) {
+  int early = lua_getfield(L, LUA_REGISTRYINDEX, FAULT_EARLY) != LUA_TNIL;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
   if (!st->faulted) {
     if (mpb_is_abort(L, -1) || st->aborting) return;
     fault_report(L, st);
     return;
   }
-  if (strcmp(st->where, "faulted") != 0 && st->where[0]) {
+  /* a wait the abort stopped after the fault says where it was (wait.c) */
+  if (early && strncmp(st->where, "in mp.", 6) == 0) {
     char was[sizeof st->where];
     snprintf(was, sizeof was, "%s", st->where);
     snprintf(st->where, sizeof st->where, "faulted, then a __close handler waited %.150s", was);
