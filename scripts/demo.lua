@@ -18,7 +18,7 @@ print("ring: sum of the ranks whose tokens went round =", sum)
 -- 3. Hand out work from rank 0, hand in the results: a parallel sum of squares.
 local n = 1000000
 local total = mp.exec(function()
-  local N = mp.handout(n)
+  local N = mp.handout(mp.rank == 0 and n or nil)
   local s = 0
   for i = mp.rank + 1, N, mp.size do s = s + i * i end
   return mp.handin(s)

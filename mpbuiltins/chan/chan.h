@@ -462,6 +462,9 @@ void mpb_wake(mpb_state *st, int dst, int ctl);
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused);
 /* Every rank of the job is on this host / this host has more ranks than cores. */
 int mpb_all_local(const mpb_state *st);
+/* The process id of rank r when it runs on this host (same kernel and
+** namespaces), else 0. */
+int mpb_local_pid(const mpb_state *st, int r);
 int mpb_oversubscribed(const mpb_state *st);
 /* Where runtime rank r ran when the runtime started: *host the lowest rank
 ** on its host (the same boot id and host name), *cpu the

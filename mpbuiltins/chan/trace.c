@@ -278,12 +278,13 @@ static void message(mpb_trace *t, int type, int peer, int chan, int kind, uint32
 }
 
 /* The kind of a message: its channel, or the collective it belongs to (a
-** transpose's or a halo's messages are collective messages on MPB_CH_DIST). */
+** transpose's or a halo's messages are collective messages on MPB_CH_DIST;
+** a root check's has bit 7 of its kind set, coll.c). */
 static int kind_of(int chan, const void *msg, size_t len) {
   if ((chan != MPB_CH_COLL && chan != MPB_CH_DIST) || len < sizeof(mpb_uhdr)) return 0;
   mpb_uhdr h;
   memcpy(&h, msg, sizeof h);
-  return (int)(h.flags & 0xff) < MPB_TR_NCOLL ? (int)(h.flags & 0xff) : 0;
+  return (int)(h.flags & 0x7f) < MPB_TR_NCOLL ? (int)(h.flags & 0x7f) : 0;
 }
 
 void mpb_tr_sent(mpb_state *st, int dst, int chan, const void *msg, size_t len) {

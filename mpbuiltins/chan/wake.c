@@ -90,6 +90,11 @@ struct mpb_wakeup {
 };
 
 int mpb_all_local(const mpb_state *st) { return !st->wake || st->wake->all_local; }
+int mpb_local_pid(const mpb_state *st, int r) {
+  const mpb_wakeup *w = st->wake;
+  if (!w || r < 0 || r >= st->size || w->peer[r].host != w->peer[st->rank].host) return 0;
+  return w->peer[r].pid;
+}
 int mpb_oversubscribed(const mpb_state *st) { return st->wake && st->wake->over; }
 
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused) {

@@ -32,6 +32,7 @@ mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname
   if (c->seq_task != st->task) { /* numbers restart with each task */
     c->seq_task = st->task;
     c->nseq = 0;
+    c->ring_n = 0;
   }
   x.seq = ++c->nseq;
   return x;
@@ -49,6 +50,9 @@ mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
 }
 
 /* ---------------------------------------------------------- signatures */
+/* The kind byte of a root check's message (coll.c, roots) has this bit. */
+#define RING_BIT 0x80
+
 void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h) {
   h->task = 0;
   h->comm = x->c->id;
@@ -61,19 +65,25 @@ static const char *op_name(int op) {
   return op == MPB_COLL_FUNC ? "a function" : op < 0 ? "none" : mpb_red_name(op);
 }
 
+/* The name a user calls a collective of this kind by (after "mp."). */
+static const char *call_name(int kind) {
+  return kind == MPB_COLL_SPLIT ? "Comm.split" : kind == MPB_COLL_DUP ? "Comm.dup"
+                                                                      : mpb_coll_kind_name(kind);
+}
+
 /* Describe how m (from a member of x's communicator) disagrees with x;
 ** returns 0 when it does not. */
 static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   mpb_uhdr h = mpb_msg_hdr(m);
-  int kind = (int)(h.flags & 0xff), op = (int)((h.flags >> 8) & 0xff) - 1;
+  int kind = (int)(h.flags & 0x7f), op = (int)((h.flags >> 8) & 0xff) - 1;
   int r = x->c->of_world[m->src];
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
-             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq,
-             mpb_coll_kind_name(kind), x->seq, mpb_coll_kind_name(x->kind));
+             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, call_name(kind),
+             x->seq, call_name(x->kind));
   else if (kind != x->kind)
     snprintf(buf, n, "rank %d called mp.%s (collective #%u on this communicator)", r,
-             mpb_coll_kind_name(kind), x->seq);
+             call_name(kind), x->seq);
   else if (op != x->op)
     snprintf(buf, n, "rank %d called it with op %s%s%s (here %s%s%s)", r,
              op >= 0 && op != MPB_COLL_FUNC ? "'" : "", op_name(op),
@@ -134,31 +144,45 @@ static int coll_ready(mpb_state *st, void *ud) {
   return a->bad != NULL;
 }
 
-mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r) {
+static int is_ring(const mpb_msg *m) { return (mpb_msg_hdr(m).flags & RING_BIT) != 0; }
+static void ring_taken(lua_State *L, mpb_coll *x, mpb_msg *m);
+
+/* r's next message on x's communicator, whatever it is (the one wait). */
+static mpb_msg *take_any(lua_State *L, mpb_coll *x, int r) {
   mpb_state *st = x->st;
   char what[MPB_ERRLEN];
   mpb_msg *m = mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
-  if (!m) {
-    take_arg a = {x, r, 0, NULL};
-    mpb_poll(st);
-    if (!coll_ready(st, &a)) {
-      if (x->c->ranks[r] == st->rank || x->c->size == 1)
-        luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from itself is "
-                   "queued", x->fname, st->rank, st->size);
-      mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq};
-      mpb_wait_msg(L, st, coll_ready, &a, &d);
-    }
-    if (a.bad && !mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 0)) {
-      mismatch(x, a.bad, what, sizeof what);
-      raise_mismatch(L, x, what);
-    }
-    m = mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
+  if (m) return m;
+  take_arg a = {x, r, 0, NULL};
+  mpb_poll(st);
+  if (!coll_ready(st, &a)) {
+    if (x->c->ranks[r] == st->rank || x->c->size == 1)
+      luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from itself is "
+                 "queued", x->fname, st->rank, st->size);
+    mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq};
+    mpb_wait_msg(L, st, coll_ready, &a, &d);
   }
-  if (mismatch(x, m, what, sizeof what)) {
-    mpb_msg_free(m);
+  if (a.bad && !mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 0)) {
+    mismatch(x, a.bad, what, sizeof what);
     raise_mismatch(L, x, what);
   }
-  return m;
+  return mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 1);
+}
+
+mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r) {
+  char what[MPB_ERRLEN];
+  for (;;) {
+    mpb_msg *m = take_any(L, x, r);
+    if (is_ring(m)) { /* a root check come first in r's order: settle it, go on */
+      ring_taken(L, x, m);
+      continue;
+    }
+    if (mismatch(x, m, what, sizeof what)) {
+      mpb_msg_free(m);
+      raise_mismatch(L, x, what);
+    }
+    return m;
+  }
 }
 
 void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r) {
@@ -199,6 +223,119 @@ void mpb_coll_allgather_raw(lua_State *L, mpb_coll *x, const void *mine, size_t 
     int r = (me - k + n) % n;
     mpb_coll_take_raw(L, x, r, (char *)out + (size_t)r * len, len);
   }
+}
+
+/* ------------------------------------------------------------- roots */
+/* Roots are checked round a ring: on entering bcast, gather or scatter each
+** member sends the next one an empty message of the call (RING_BIT in its
+** kind, its root in the header), and the previous member's is compared with
+** this rank's own call. Ranks that name different roots always include a
+** pair of neighbours that disagree, and the second of the pair raises the
+** mismatch naming both roots (a tree's own messages cannot tell: a rank
+** that takes itself for the root of a bcast receives nothing).
+** The previous member's message is taken when it is there (at the end of
+** the call, when a message from that member is taken anyway, since it comes
+** first in that member's order), else later: by the next rooted call, at
+** the latest when MPB_COMM_RING calls wait for theirs, or at the end of the
+** task (mpb_coll_settle). So the check synchronizes nobody: a loop of
+** broadcasts runs ahead as before. The calls not settled yet are kept on
+** the communicator (its ring[]), oldest first. */
+static int prev_of(const mpb_comm *c) { return (c->rank + c->size - 1) % c->size; }
+
+/* The call the oldest unsettled check is for (x: the current one). */
+static mpb_coll oldest(const mpb_coll *x) {
+  mpb_coll y = *x;
+  y.kind = x->c->ring[0].kind;
+  y.seq = x->c->ring[0].seq;
+  y.root = x->c->ring[0].root;
+  y.op = -1;
+  y.fname = mpb_coll_kind_name(y.kind);
+  return y;
+}
+
+/* The previous member's check message m, compared with the oldest call
+** not settled yet (freed). */
+static void ring_taken(lua_State *L, mpb_coll *x, mpb_msg *m) {
+  mpb_comm *c = x->c;
+  char what[MPB_ERRLEN];
+  mpb_coll y = c->ring_n > 0 ? oldest(x) : *x; /* none due: a call this rank did not make */
+  int bad = mismatch(&y, m, what, sizeof what) || c->ring_n == 0;
+  mpb_msg_free(m);
+  if (bad) raise_mismatch(L, &y, what);
+  c->ring_n--;
+  memmove(c->ring, c->ring + 1, sizeof c->ring[0] * (size_t)c->ring_n);
+}
+
+/* Take the previous member's check messages that have come (wait for the
+** oldest one when block). */
+static void ring_settle(lua_State *L, mpb_coll *x, int block) {
+  mpb_comm *c = x->c;
+  int prev = prev_of(c);
+  while (c->ring_n > 0) {
+    mpb_msg *m = mpb_comm_peek(x->st, c, MPB_CH_COLL, prev, 0);
+    if (!m && !block) {
+      mpb_poll(x->st);
+      m = mpb_comm_peek(x->st, c, MPB_CH_COLL, prev, 0);
+    }
+    if (!m && !block) return;
+    mpb_coll y = oldest(x);
+    if (m && !is_ring(m)) { /* another message before the check: a call this rank did not make */
+      char what[MPB_ERRLEN];
+      if (!mismatch(&y, m, what, sizeof what))
+        snprintf(what, sizeof what, "rank %d sent a message of collective #%u before checking "
+                 "its root", prev, y.seq);
+      raise_mismatch(L, &y, what);
+    }
+    ring_taken(L, x, take_any(L, &y, prev));
+    block = 0; /* the oldest is settled; the others if they are there */
+  }
+}
+
+static const char DUE[] = "mp.coll.due"; /* {[communicator] = true}: checks still due */
+
+void mpb_coll_ring_send(lua_State *L, mpb_coll *x) {
+  mpb_comm *c = x->c;
+  if (c->size < 2) return;
+  if (c->ring_n == MPB_COMM_RING) ring_settle(L, x, 1); /* so far ahead: wait for the oldest */
+  if (c->ring_n == 0 && lua_touserdata(L, 1) == c) { /* settled at the task's end */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, DUE);
+    lua_pushvalue(L, 1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+  }
+  c->ring[c->ring_n].seq = x->seq;
+  c->ring[c->ring_n].kind = x->kind;
+  c->ring[c->ring_n].root = x->root;
+  c->ring_n++;
+  mpb_coll y = *x;
+  y.kind |= RING_BIT;
+  mpb_coll_send_raw(L, &y, (c->rank + 1) % c->size, NULL, 0);
+}
+
+void mpb_coll_ring_take(lua_State *L, mpb_coll *x) {
+  if (x->c->size > 1) ring_settle(L, x, 0);
+}
+
+void mpb_coll_settle(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, DUE) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  int due = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, due)) {
+    lua_pop(L, 1);
+    mpb_comm *c = lua_touserdata(L, -1);
+    if (c->ring_n > 0 && c->seq_task == st->task) {
+      mpb_coll x = {st, c, "exec", MPB_COLL_BCAST, -1, 0, -1, c->nseq};
+      while (c->ring_n > 0) ring_settle(L, &x, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_pushnil(L); /* a new table for the next task (the old one let its comms go) */
+  lua_setfield(L, LUA_REGISTRYINDEX, DUE);
 }
 
 /* -------------------------------------------------------------- bcast */
@@ -254,13 +391,16 @@ static int c_bcast(lua_State *L) {
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "bcast");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
+  mpb_coll_ring_send(L, &x); /* the root check */
   mpb_coll_bcast_at(L, &x, 2, x.root);
+  mpb_coll_ring_take(L, &x);
   return 1;
 }
 
 /* comm:barrier(): dissemination, ceil(log2 n) rounds of empty messages. */
 static int c_barrier(lua_State *L) {
   mpb_coll x = mpb_coll_begin(L, "barrier", MPB_COLL_BARRIER);
+  if (lua_gettop(L) > 1) mpb_check_nargs(L, x.st, 2, 0, "barrier", "no arguments");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   int n = x.c->size, me = x.c->rank;
   for (int k = 1; k < n; k <<= 1) {

@@ -69,6 +69,14 @@ void mpb_coll_op(lua_State *L, mpb_coll *x, int idx, int vidx);
 
 /* Push an uninitialized array shaped like like (no zero fill). */
 struct mpb_array *mpb_coll_push_uninit(lua_State *L, const struct mpb_array *like);
+/* The root check of bcast, gather and scatter (coll.c): on entering the
+** call, send this rank's root to the next member; at its end, take the
+** previous member's checks that have come (raising a mismatch when one
+** names another root). mpb_coll_settle, at the end of a task's body, waits
+** for every check still due on every communicator. */
+void mpb_coll_ring_send(lua_State *L, mpb_coll *x);
+void mpb_coll_ring_take(lua_State *L, mpb_coll *x);
+void mpb_coll_settle(lua_State *L);
 /* Binomial-tree broadcast of the value at vidx from root: leaves the value
 ** on top (at root, its own). */
 void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root);

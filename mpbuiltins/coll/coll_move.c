@@ -12,8 +12,10 @@ static int c_gather(lua_State *L) {
   x.root = lua_isnoneornil(L, 3) ? 0 : mpb_comm_checkrank(L, x.st, x.c, 3, 2, "gather");
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
+  mpb_coll_ring_send(L, &x); /* the root check (coll.c) */
   if (x.c->rank != x.root) {
     mpb_coll_send_vals(L, &x, x.root, 2, 1, NULL);
+    mpb_coll_ring_take(L, &x);
     return 0;
   }
   lua_createtable(L, x.c->size, 0);
@@ -22,6 +24,7 @@ static int c_gather(lua_State *L) {
     else mpb_coll_recv_val(L, &x, r);
     lua_rawseti(L, 3, r + 1);
   }
+  mpb_coll_ring_take(L, &x);
   return 1;
 }
 
@@ -69,10 +72,13 @@ static int c_scatter(lua_State *L) {
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   lua_settop(L, 2);
   if (x.c->rank != x.root) {
+    mpb_coll_ring_send(L, &x); /* the root check (coll.c) */
     mpb_coll_recv_val(L, &x, x.root);
+    mpb_coll_ring_take(L, &x);
     return 1;
   }
   check_list(L, &x, 2);
+  mpb_coll_ring_send(L, &x);
   for (int r = 0; r < x.c->size; r++) {
     if (r == x.root) continue;
     lua_geti(L, 2, r + 1);
@@ -80,6 +86,7 @@ static int c_scatter(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_geti(L, 2, x.root + 1);
+  mpb_coll_ring_take(L, &x);
   return 1;
 }
 

@@ -37,6 +37,13 @@ void mpb_coll_op(lua_State *L, mpb_coll *x, int idx, int vidx) {
     if (a && mpb_red_apply(x->op, a->dtype, NULL, NULL, NULL, 0) != 0)
       luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' is not defined on %s arrays", x->fname,
                  x->st->rank, x->st->size, s, mpb_dtype_name(a->dtype));
+    int ok = 1;
+    if (vidx && (x->op == MPB_RED_BAND || x->op == MPB_RED_BOR) &&
+        lua_type(L, vidx) == LUA_TNUMBER)
+      lua_tointegerx(L, vidx, &ok);
+    if (!ok)
+      luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " '%s' needs integers, got "
+                 "%f)", vidx - 1, x->fname, x->st->rank, x->st->size, s, lua_tonumber(L, vidx));
     return;
   }
   luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " op must be sum, prod, min, max, "
@@ -54,6 +61,21 @@ static void cannot(lua_State *L, mpb_coll *x, int op, int from) {
              from, mpb_red_name(op));
 }
 
+/* The bitwise ops on numbers: Lua's own error would name neither the
+** collective nor the value ("number has no integer representation"). A
+** float with an integer value (3.0) converts, as in Lua. */
+static void check_integers(lua_State *L, mpb_coll *x, int op, int from) {
+  int ok, okv;
+  lua_tointegerx(L, -2, &ok);
+  lua_tointegerx(L, -1, &okv);
+  if (ok && okv) return;
+  int here = !ok;
+  lua_Number v = lua_tonumber(L, here ? -2 : -1);
+  luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' needs integers, got %f %s", x->fname, x->st->rank,
+             x->st->size, mpb_red_name(op), v,
+             here ? "here" : lua_pushfstring(L, "from rank %d", from));
+}
+
 /* acc (at -2) op v (at -1) -> result at -2, v popped. With own, acc may be
 ** updated in place (it is ours: decoded or made here). */
 static void combine_named(lua_State *L, mpb_coll *x, int op, int from, int own, int depth) {
@@ -62,8 +84,10 @@ static void combine_named(lua_State *L, mpb_coll *x, int op, int from, int own, 
     switch (op) {
       case MPB_RED_SUM: lua_arith(L, LUA_OPADD); return;
       case MPB_RED_PROD: lua_arith(L, LUA_OPMUL); return;
-      case MPB_RED_BAND: lua_arith(L, LUA_OPBAND); return;
-      case MPB_RED_BOR: lua_arith(L, LUA_OPBOR); return;
+      case MPB_RED_BAND: case MPB_RED_BOR:
+        check_integers(L, x, op, from);
+        lua_arith(L, op == MPB_RED_BAND ? LUA_OPBAND : LUA_OPBOR);
+        return;
       case MPB_RED_MIN:
       case MPB_RED_MAX: {
         int lt = lua_compare(L, -1, -2, LUA_OPLT); /* v < acc */

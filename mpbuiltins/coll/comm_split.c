@@ -14,7 +14,7 @@
 ** none, the result is nil) form a new communicator, ordered by key (default:
 ** the rank here) then rank. Collective over comm. */
 static int c_split(lua_State *L) {
-  mpb_coll x = mpb_coll_begin(L, "split", MPB_COLL_SPLIT);
+  mpb_coll x = mpb_coll_begin(L, "Comm.split", MPB_COLL_SPLIT);
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_state *st = x.st;
   mpb_comm *c = x.c;
@@ -23,13 +23,13 @@ static int c_split(lua_State *L) {
     int ok;
     mine[0] = 1;
     mine[1] = lua_tointegerx(L, 2, &ok);
-    if (!ok) luaL_error(L, "bad argument #1 to 'mp.split' (" MPB_RANKFMT " color must be an "
+    if (!ok) luaL_error(L, "bad argument #1 to 'mp.Comm.split' (" MPB_RANKFMT " color must be an "
                         "integer or nil, got %s)", st->rank, st->size, luaL_typename(L, 2));
   }
   if (!lua_isnoneornil(L, 3)) {
     int ok;
     mine[2] = lua_tointegerx(L, 3, &ok);
-    if (!ok) luaL_error(L, "bad argument #2 to 'mp.split' (" MPB_RANKFMT " key must be an "
+    if (!ok) luaL_error(L, "bad argument #2 to 'mp.Comm.split' (" MPB_RANKFMT " key must be an "
                         "integer, got %s)", st->rank, st->size, luaL_typename(L, 3));
   }
   int64_t *all = lua_newuserdatauv(L, sizeof mine * (size_t)c->size, 0);
@@ -65,7 +65,7 @@ static int c_split(lua_State *L) {
 
 /* comm:dup(): the same members, a message space of their own. */
 static int c_dup(lua_State *L) {
-  mpb_coll x = mpb_coll_begin(L, "dup", MPB_COLL_DUP);
+  mpb_coll x = mpb_coll_begin(L, "Comm.dup", MPB_COLL_DUP);
   MPB_TRACE_SPAN(L, x.st, MPB_TR_COLL, x.kind, x.root, x.seq, x.c->id);
   mpb_state *st = x.st;
   mpb_comm *c = x.c;

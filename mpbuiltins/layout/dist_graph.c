@@ -46,12 +46,13 @@ static int dist_graph(lua_State *L) {
   }
   mpb_comm *c = mpb_comm_check(L, st, 3, fn);
   int n = c->size, me = c->rank, weighted = 0;
-  int64_t m = mpb_graph_dests(L, 1, n, NULL, NULL, &weighted, 1, fn);
-  /* scratch: the list, then a row and every row (freed with the stack) */
+  /* scratch: the list (read once), then a row and every row (freed with the stack) */
+  mpb_dests list;
+  mpb_graph_dests(L, 1, n, &list, &weighted, 1, fn);
+  int64_t m = list.n;
+  int *to = list.to;
+  double *w = list.w;
   size_t rowlen = (size_t)n + 1;
-  int *to = lua_newuserdatauv(L, sizeof(int) * (size_t)m + 1, 0);
-  double *w = lua_newuserdatauv(L, sizeof(double) * (size_t)m + 1, 0);
-  mpb_graph_dests(L, 1, n, to, w, &weighted, 1, fn);
   int64_t *row = lua_newuserdatauv(L, sizeof(int64_t) * rowlen * ((size_t)n + 1), 0);
   int64_t *all = row + rowlen;
   memset(row, 0, sizeof(int64_t) * rowlen);

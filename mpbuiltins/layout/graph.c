@@ -76,33 +76,46 @@ static double weight_at(lua_State *L, int idx, int arg, const char *fname) {
   return w;
 }
 
-int64_t mpb_graph_dests(lua_State *L, int idx, int n, int *to, double *w, int *weighted, int arg,
-                        const char *fname) {
+/* The length of the list at idx (read once), at most MAX_EDGES. */
+#define MAX_EDGES ((lua_Integer)1 << 28)
+
+static int64_t list_len(lua_State *L, int idx, int arg, const char *fname, const char *what) {
+  lua_Integer m = luaL_len(L, idx);
+  if (m < 0 || m > MAX_EDGES)
+    mpb_lay_argerror(L, arg, fname, "a list of %I %s is %s (at most %I)", (LUAI_UACINT)m, what,
+                     m < 0 ? "impossible" : "too long", (LUAI_UACINT)MAX_EDGES);
+  return (int64_t)m;
+}
+
+void mpb_graph_dests(lua_State *L, int idx, int n, mpb_dests *d, int *weighted, int arg,
+                     const char *fname) {
   idx = lua_absindex(L, idx);
   if (!lua_istable(L, idx))
     mpb_lay_argerror(L, arg, fname, "a list of destinations expected, got %s",
                      luaL_typename(L, idx));
-  lua_Integer m = luaL_len(L, idx);
-  for (lua_Integer k = 1; k <= m; k++) {
-    lua_geti(L, idx, k);
-    int r;
+  d->n = list_len(L, idx, arg, fname, "destinations");
+  int64_t *u = lua_newuserdatauv(L, sizeof(int64_t) + (sizeof(double) + sizeof(int)) *
+                                 (size_t)d->n, 0);
+  u[0] = d->n; /* the userdata says its length (graph() keeps several) */
+  d->w = (double *)(u + 1);
+  d->to = (int *)(d->w + d->n);
+  for (int64_t k = 0; k < d->n; k++) {
+    lua_geti(L, idx, k + 1);
     double x = 1;
     if (lua_istable(L, -1)) {
       lua_getfield(L, -1, "to");
-      r = rank_at(L, -1, n, arg, fname, "destination");
+      d->to[k] = rank_at(L, -1, n, arg, fname, "destination");
       if (lua_getfield(L, -2, "w") != LUA_TNIL) {
         x = weight_at(L, -1, arg, fname);
         *weighted = 1;
       }
       lua_pop(L, 2);
     } else {
-      r = rank_at(L, -1, n, arg, fname, "destination");
+      d->to[k] = rank_at(L, -1, n, arg, fname, "destination");
     }
     lua_pop(L, 1);
-    if (to) to[k - 1] = r;
-    if (w) w[k - 1] = x;
+    d->w[k] = x;
   }
-  return m;
 }
 
 /* In-lists from the out-lists: by source rank, then the source's order. */
@@ -134,37 +147,35 @@ static int graph(lua_State *L) {
     if (!lua_istable(L, 2))
       mpb_lay_argerror(L, 2, fn, "a list of edges {from, to [, w]} expected, got %s",
                        luaL_typename(L, 2));
-    lua_Integer m = luaL_len(L, 2);
-    for (lua_Integer k = 1; k <= m; k++) /* validate before allocating */
-      if (lua_geti(L, 2, k) != LUA_TTABLE)
-        mpb_lay_argerror(L, 2, fn, "edge %I: {from, to [, w]} expected, got %s", (LUAI_UACINT)k,
-                         luaL_typename(L, -1));
-      else lua_pop(L, 1);
-    mpb_graph *t = mpb_graph_push(L, n, m, m);
-    int gi = lua_gettop(L);
-    /* count per source, then place each edge in its source's list, in order */
-    for (lua_Integer k = 1; k <= m; k++) {
-      lua_geti(L, 2, k);
+    /* each edge read once into C (a proxy answers once), then placed */
+    int64_t m = list_len(L, 2, 2, fn, "edges");
+    double *ew = lua_newuserdatauv(L, (sizeof(double) + 2 * sizeof(int)) * (size_t)m + 1, 0);
+    int *from = (int *)(ew + m), *to = from + m;
+    for (int64_t k = 0; k < m; k++) {
+      if (lua_geti(L, 2, k + 1) != LUA_TTABLE)
+        mpb_lay_argerror(L, 2, fn, "edge %I: {from, to [, w]} expected, got %s",
+                         (LUAI_UACINT)(k + 1), luaL_typename(L, -1));
       lua_geti(L, -1, 1);
-      t->ooff[rank_at(L, -1, n, 2, fn, "edge source") + 1]++;
-      lua_pop(L, 2);
-    }
-    for (int r = 0; r < n; r++) t->ooff[r + 1] += t->ooff[r];
-    for (lua_Integer k = 1; k <= m; k++) {
-      lua_geti(L, 2, k);
-      lua_geti(L, -1, 1);
-      int s = (int)lua_tointeger(L, -1);
+      from[k] = rank_at(L, -1, n, 2, fn, "edge source");
       lua_geti(L, -2, 2);
-      int d = rank_at(L, -1, n, 2, fn, "edge destination");
-      double x = 1;
+      to[k] = rank_at(L, -1, n, 2, fn, "edge destination");
+      ew[k] = 1;
       if (lua_geti(L, -3, 3) != LUA_TNIL) {
-        x = weight_at(L, -1, 2, fn);
+        ew[k] = weight_at(L, -1, 2, fn);
         weighted = 1;
       }
       lua_pop(L, 4);
+    }
+    mpb_graph *t = mpb_graph_push(L, n, m, m);
+    int gi = lua_gettop(L);
+    /* count per source, then place each edge in its source's list, in order */
+    for (int64_t k = 0; k < m; k++) t->ooff[from[k] + 1]++;
+    for (int r = 0; r < n; r++) t->ooff[r + 1] += t->ooff[r];
+    for (int64_t k = 0; k < m; k++) {
+      int s = from[k];
       int64_t at = t->ioff[s]++; /* ioff: a fill counter until make_in */
-      t->oto[t->ooff[s] + at] = d;
-      t->ow[t->ooff[s] + at] = x;
+      t->oto[t->ooff[s] + at] = to[k];
+      t->ow[t->ooff[s] + at] = ew[k];
     }
     memset(t->ioff, 0, sizeof(int64_t) * ((size_t)n + 1));
     t->weighted = weighted;
@@ -198,16 +209,31 @@ static int graph(lua_State *L) {
   }
   lua_settop(L, 2);
   if (n < 1) mpb_lay_argerror(L, 1, fn, "an empty graph has no ranks (give opts.nranks)");
+  /* each rank's list read once into C (kept in lists[r + 1]), then copied */
+  lua_newtable(L); /* 3 */
   int64_t m = 0;
   for (lua_Integer r = 0; r < n; r++) {
-    if (lua_geti(L, 1, r) != LUA_TNIL) m += mpb_graph_dests(L, -1, (int)n, NULL, NULL, &weighted, 1, fn);
+    if (lua_geti(L, 1, r) != LUA_TNIL) {
+      mpb_dests d;
+      mpb_graph_dests(L, -1, (int)n, &d, &weighted, 1, fn);
+      m += d.n;
+      if (m > MAX_EDGES)
+        mpb_lay_argerror(L, 1, fn, "more than %I edges", (LUAI_UACINT)MAX_EDGES);
+      lua_rawseti(L, 3, r + 1);
+    }
     lua_pop(L, 1);
   }
   mpb_graph *t = mpb_graph_push(L, (int)n, m, m);
   for (lua_Integer r = 0; r < n; r++) {
     int64_t at = t->ooff[r];
-    if (lua_geti(L, 1, r) != LUA_TNIL)
-      at += mpb_graph_dests(L, -1, (int)n, t->oto + at, t->ow + at, &weighted, 1, fn);
+    if (lua_rawgeti(L, 3, r + 1) != LUA_TNIL) {
+      const int64_t *u = lua_touserdata(L, -1);
+      int64_t k = u[0];
+      const double *w = (const double *)(u + 1);
+      memcpy(t->ow + at, w, sizeof(double) * (size_t)k);
+      memcpy(t->oto + at, w + k, sizeof(int) * (size_t)k);
+      at += k;
+    }
     lua_pop(L, 1);
     t->ooff[r + 1] = at;
   }

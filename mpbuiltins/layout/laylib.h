@@ -81,11 +81,18 @@ mpb_graph *mpb_graph_test(lua_State *L, int arg);
 /* Push a new graph value of n ranks with room for nout/nin edges (offsets
 ** zero, the caller fills them). */
 mpb_graph *mpb_graph_push(lua_State *L, int n, int64_t nout, int64_t nin);
-/* Parse a list of destinations at idx (ranks, or {to = r, w = x}) of a
-** graph of n ranks: their number; to[]/w[] (may be NULL: count only) get
-** them; *weighted is set if a weight was given. Errors name arg, fname. */
-int64_t mpb_graph_dests(lua_State *L, int idx, int n, int *to, double *w, int *weighted, int arg,
-                        const char *fname);
+/* A list of destinations read into C storage (mpb_graph_dests). */
+typedef struct mpb_dests {
+  int64_t n;
+  int *to;                     /* [n] ranks */
+  double *w;                   /* [n] weights (1 where none was given) */
+} mpb_dests;
+/* Read the list of destinations at idx (ranks, or {to = r, w = x}) of a
+** graph of n ranks once, its length and then each item and field (a proxy
+** answers once), checked, into d: its arrays live in a userdata pushed on
+** the stack. *weighted is set if a weight was given. Errors name arg, fname. */
+void mpb_graph_dests(lua_State *L, int idx, int n, mpb_dests *d, int *weighted, int arg,
+                     const char *fname);
 
 /* Openers: each adds its functions to the mp table on top (mpb_open_layout
 ** calls the others). */

@@ -9,7 +9,8 @@
 ** data movement is xchg.c's: pack each box into its message and send it,
 ** copy the part that stays view to view, unpack arrivals as they come.
 **
-**   p:forward(a [, out])     a (this rank's block of from) -> out (block of to)
+**   p:forward(a [, out])     a (this rank's block of from) -> out (block of to);
+**                            out may be a, or share its memory (xchg.h)
 **   p:back(b [, out])        the reverse
 **   p:iforward(a [, out]), p:iback(b [, out])   the same, returning an
 **                            mp.Exchange request (req:wait() returns out)
@@ -153,9 +154,7 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
     mpb_array_new(L, dst->dtype, nd, dims);
     lua_replace(L, 3);
   } else {
-    mpb_lay_check_block(L, dst, p->me, NULL, NULL, 3, fname);
-    if (lua_rawequal(L, 2, 3))
-      mpb_lay_argerror(L, 3, fname, "the output must not be the input array");
+    mpb_lay_check_block(L, dst, p->me, NULL, NULL, 3, fname); /* it may share a's memory */
   }
   lua_getiuservalue(L, 1, 1);
   mpb_xchg_apply(L, 4, 1, &p->dir[d].ph, 1, 2, 3, MPB_COLL_TRANSPOSE, fname, wait);

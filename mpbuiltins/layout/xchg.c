@@ -24,6 +24,7 @@ static const char *const state_names[] = {"pending", "complete", "used"};
 /* user values: 1 communicator (or nil), 2 plan, 3 source, 4 destination */
 typedef struct mpb_xreq {
   int state, local;
+  int alias;                     /* the destination shares memory with the source */
   int64_t task, naborts;
   mpb_coll x;
   const mpb_xphase *ph;
@@ -207,6 +208,22 @@ static void copy_box(const mpb_array *src, const mpb_xbox *sb, const mpb_array *
   run_moves(db, &mv, 1, es);
 }
 
+/* The copy of a local box when the destination shares memory with the
+** source (a view or a reshape of it): through a temporary, or writing one
+** element could overwrite another not read yet. Sends are packed before
+** and receives land after, so they need none. */
+static void copy_box_via(lua_State *L, const mpb_xreq *q, const mpb_xbox *sb,
+                         const mpb_xbox *db) {
+  char *tmp = malloc((size_t)sb->n * q->es + 1);
+  if (!tmp)
+    mpb_lay_argerror(L, 0, q->x.fname, "out of memory (%I bytes for the part that stays on "
+                     "this rank: the output shares the input's memory)",
+                     (LUAI_UACINT)((size_t)sb->n * q->es));
+  pack_run(&q->src, sb, 1, q->es, tmp, 0);
+  pack_run(&q->dst, db, 1, q->es, tmp, 1);
+  free(tmp);
+}
+
 /* ------------------------------------------------------------ phases */
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
@@ -219,7 +236,8 @@ static void start_phase(lua_State *L, mpb_xreq *q) {
     mpb_coll_tagged_send(L, &q->x, p->send[i].peer, buf, len);
   }
   for (int i = 0; i < p->nself; i++)
-    copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1], es);
+    if (q->alias) copy_box_via(L, q, &p->self[2 * i], &p->self[2 * i + 1]);
+    else copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1], es);
   memset(q->done, 0, (size_t)p->nrecv);
   q->left = count_msgs(p->recv, p->nrecv, es);
   q->seen = 0;
@@ -326,6 +344,8 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
   q->src = *(mpb_array *)lua_touserdata(L, sidx);
   q->dst = *(mpb_array *)lua_touserdata(L, didx);
   q->es = mpb_dtype_size(q->src.dtype);
+  /* one slot: an exchange in place (a halo), whose boxes never meet */
+  q->alias = sidx != didx && mpb_array_overlap(&q->src, &q->dst) != MPB_DISJOINT;
   q->local = c == NULL;
   if (c) {
     q->x = mpb_coll_on(L, st, c, fname, kind);

@@ -67,7 +67,11 @@ void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, i
 /* Apply a plan. On the stack: the communicator at cidx (0: none, the plan
 ** is local: no sends, no receives), the plan's userdata at pidx (anchors
 ** ph), the source array at sidx and the destination at didx (the same
-** slot for an exchange in place). kind and fname name the collective.
+** slot for an exchange in place, whose boxes must not meet). Two arrays
+** that share memory (one a view or reshape of the other) are right for a
+** plan of one phase: its local boxes are copied through a temporary, its
+** sends packed before anything is written. kind and fname name the
+** collective.
 ** Without wait, pushes an "mp.Exchange" request with phase 0 started (sends
 ** posted, local boxes copied); with wait, runs the exchange to the end (and
 ** may push a spent request or nothing: the caller pushes its result). Either

@@ -35,27 +35,39 @@ int64_t mpb_map_param_len(lua_State *L, int idx, const char *what, int64_t j) {
                     st->size, name, luaL_typename(L, idx));
 }
 
-size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, const char *what,
-                          int64_t j) {
+/* A vector read again (a finalizer may have run since its length was
+** measured) that no longer has the length the buffers were made for. */
+static void changed(lua_State *L, const char *what, int64_t j, size_t was, size_t now) {
+  char name[64];
+  param_name(name, sizeof name, what, j);
+  luaL_error(L, "mp.mapper: [rank 0/%d] %s changed while the call read it (%d values, then %d)",
+             mpb_get(L)->size, name, (int)was, (int)now);
+}
+
+size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, size_t len,
+                          const char *what, int64_t j) {
   ad_tape *t = lad_tape(L);
   ad_idx first;
   size_t n, nv = 0;
   mpb_array *a;
   if (lad_tovec(L, idx, &first, &n)) {
+    if (n != len) changed(L, what, j, len, n);
     for (size_t i = 0; i < n; i++) v[i] = t->val[first + i], var[i] = first + (ad_idx)i;
     return n;
   }
   const double *cx;
   if (lad_toconst(L, idx, &cx, &n)) {
+    if (n != len) changed(L, what, j, len, n);
     for (size_t i = 0; i < n; i++) v[i] = cx[i], var[i] = AD_NOVAR;
     return 0;
   }
   if ((a = mpb_array_test(L, idx)) != NULL) {
+    if ((size_t)a->n != len) changed(L, what, j, len, (size_t)a->n);
     for (int64_t i = 0; i < a->n; i++) v[i] = mpb_array_getd(a, i), var[i] = AD_NOVAR;
     return 0;
   }
-  n = lua_rawlen(L, idx);
-  for (size_t i = 0; i < n; i++) {
+  if (lua_type(L, idx) != LUA_TTABLE) changed(L, what, j, len, 0);
+  for (size_t i = 0; i < len; i++) { /* the length measured: a table may have grown since */
     lua_rawgeti(L, idx, (lua_Integer)i + 1);
     if (lua_type(L, -1) == LUA_TNUMBER) {
       v[i] = lua_tonumber(L, -1);

@@ -174,7 +174,7 @@ static size_t read_params(lua_State *L, const mpb_mapper *m, mpb_map_call *c, in
     c->np = (size_t)mpb_map_param_len(L, pidx, "phi", 0);
     double *pv = mpb_map_buf(L, c->np * sizeof(double));
     ad_idx *pvar = mpb_map_buf(L, c->np * sizeof(ad_idx));
-    nvar += mpb_map_param_read(L, pidx, pv, pvar, "phi", 0);
+    nvar += mpb_map_param_read(L, pidx, pv, pvar, c->np, "phi", 0);
     c->pv = pv, c->pvar = pvar;
   }
   c->toff = mpb_map_buf(L, (size_t)(c->n + 1) * sizeof(int64_t));
@@ -191,7 +191,9 @@ static size_t read_params(lua_State *L, const mpb_mapper *m, mpb_map_call *c, in
   c->tvar = mpb_map_buf(L, nt * sizeof(ad_idx));
   for (int64_t j = 1; j <= c->n; j++) {
     lua_rawgeti(L, tidx, j);
-    nvar += mpb_map_param_read(L, -1, c->tv + c->toff[j - 1], c->tvar + c->toff[j - 1], "theta", j);
+    int64_t at = c->toff[j - 1];
+    nvar += mpb_map_param_read(L, -1, c->tv + at, c->tvar + at, (size_t)(c->toff[j] - at),
+                               "theta", j);
     lua_pop(L, 1);
   }
   return nvar;

@@ -108,11 +108,12 @@ struct mpb_array *mpb_map_vec(lua_State *L, int dtype, const void *x, int64_t n)
 struct mpb_array *mpb_map_array(lua_State *L, int idx, int dtype, int r);
 
 /* map_args.c. A parameter vector's length (raises naming what[j] if the
-** value is not one) and its values and vars (AD_NOVAR: a constant); returns
-** how many are vars. */
+** value is not one) and its len values and vars (AD_NOVAR: a constant), len
+** being the length measured before the buffers were made (a vector that
+** changed since raises); returns how many are vars. */
 int64_t mpb_map_param_len(lua_State *L, int idx, const char *what, int64_t j);
-size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, const char *what,
-                          int64_t j);
+size_t mpb_map_param_read(lua_State *L, int idx, double *v, ad_idx *var, size_t len,
+                          const char *what, int64_t j);
 /* Check that the data at idx can be shipped (errors name argument arg);
 ** with snapshot, push a deep copy of it. */
 void mpb_map_check_data(lua_State *L, int idx, int arg, int snapshot);

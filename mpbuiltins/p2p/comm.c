@@ -59,6 +59,10 @@ void mpb_comm_used_id(mpb_state *st, uint32_t id) {
 }
 
 /* ------------------------------------------------------------- checks */
+/* The longest list of destinations of one send (a list is read into C
+** storage first: a length a proxy made up is refused, not allocated). */
+#define MPB_DESTS_MAX ((lua_Integer)1 << 24)
+
 /* The metatable of communicators: checking a userdata against it by pointer
 ** skips luaL_testudata's registry lookup by name, a good part of the cost
 ** of a small mp.send. */
@@ -98,8 +102,18 @@ int mpb_comm_badrank(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, in
 }
 
 lua_Integer mpb_comm_destlist(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
-                              const char *fname) {
+                              const char *fname, int *buf, int nbuf, const int **ranks) {
+  idx = lua_absindex(L, idx);
   lua_Integer nd = luaL_len(L, idx);
+  if (nd < 1)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " empty list of destinations: "
+               "a rank or a list of ranks expected)", arg, fname, st->rank, st->size);
+  if (nd > MPB_DESTS_MAX)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " a list of %I destinations is "
+               "too long (at most %I))", arg, fname, st->rank, st->size, (LUAI_UACINT)nd,
+               (LUAI_UACINT)MPB_DESTS_MAX);
+  int *v = buf;
+  if (nd > nbuf) v = lua_newuserdatauv(L, sizeof(int) * (size_t)nd, 0);
   for (lua_Integer i = 1; i <= nd; i++) {
     lua_geti(L, idx, i);
     int ok;
@@ -113,16 +127,10 @@ lua_Integer mpb_comm_destlist(lua_State *L, mpb_state *st, const mpb_comm *c, in
                  "out of range 0..%d)", arg, fname, st->rank, st->size, (LUAI_UACINT)i,
                  (LUAI_UACINT)r, c->size - 1);
     lua_pop(L, 1);
+    v[i - 1] = (int)r;
   }
+  *ranks = v;
   return nd;
-}
-
-int mpb_comm_dest(lua_State *L, int idx, lua_Integer i, int one) {
-  if (one >= 0) return one;
-  lua_geti(L, idx, i);
-  int r = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  return r;
 }
 
 void mpb_comm_pushworld(lua_State *L) {

@@ -18,18 +18,28 @@ void mpb_check_task(lua_State *L, mpb_state *st, const char *fname) {
                fname, st->rank, st->size);
 }
 
+void mpb_check_nargs(lua_State *L, mpb_state *st, int a, int max, const char *fname,
+                     const char *what) {
+  int n = lua_gettop(L) - a + 1;
+  if (n > max)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " mp.%s takes %s, got %d "
+               "argument%s)", max + 1, fname, st->rank, st->size, fname, what, n,
+               n == 1 ? "" : "s");
+}
+
 /* comm:send(dst | {dst...}, values...) */
 static int c_send(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int a;
   mpb_comm *c = mpb_comm_self(L, st, "send", &a);
   int n = lua_gettop(L) - a, chan = mpb_comm_user_chan(c);
-  int one;
-  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "send", &one);
+  int buf[MPB_DESTS_BUF];
+  const int *to;
+  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "send", buf, MPB_DESTS_BUF, &to);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
   struct mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
-  for (lua_Integer i = 1; i <= nd; i++) {
-    mpb_comm_send(L, st, c, mpb_comm_dest(L, a, i, one), chan, b, i == nd, NULL);
+  for (lua_Integer i = 0; i < nd; i++) {
+    mpb_comm_send(L, st, c, to[i], chan, b, i == nd - 1, NULL);
     st->user_sent++;
   }
   return 0;
@@ -41,6 +51,7 @@ static int c_recv(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int a;
   mpb_comm *c = mpb_comm_self(L, st, "recv", &a);
+  if (lua_gettop(L) > a) mpb_check_nargs(L, st, a, 1, "recv", "at most a source rank");
   int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "recv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
   lua_settop(L, a - 1); /* a comm:recv keeps its communicator alive */

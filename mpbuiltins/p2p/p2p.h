@@ -16,12 +16,18 @@
 /* The methods table of communicators (coll/ and request.c add to it). */
 #define MPB_COMM_METHODS "mp.Comm.methods"
 
+#define MPB_COMM_RING 32 /* root checks a rank may run ahead of its predecessor's */
+
 typedef struct mpb_comm {
   uint32_t id;       /* 0: world */
   int64_t task;      /* task it was made in; -1: world (lives for ever) */
   int rank, size;    /* this rank's place in it, its size */
   uint32_t nseq;     /* collectives begun on it in task seq_task (coll/) */
   int64_t seq_task;
+  /* coll/'s root check: this rank's rooted collectives (seq, kind, root)
+  ** whose message from the previous member is not taken yet, oldest first */
+  int ring_n;
+  struct { uint32_t seq; int32_t root; int kind; } ring[MPB_COMM_RING];
   int *ranks;        /* comm rank -> rank of the runtime [size] */
   int *of_world;     /* rank of the runtime -> comm rank, or -1 [runtime size] */
 } mpb_comm;
@@ -41,6 +47,11 @@ void mpb_comm_used_id(mpb_state *st, uint32_t id);
 /* Raise unless a task runs and nothing (an abort, Ctrl-C, an MPI error)
 ** is pending (p2p.c). */
 void mpb_check_task(lua_State *L, mpb_state *st, const char *fname);
+/* Raise unless the call has at most max arguments from slot a on: an
+** extra one is a mistake (mp.recv(src, tag): there are no tags), never
+** ignored. what says what fname takes ("at most a source rank"). */
+void mpb_check_nargs(lua_State *L, mpb_state *st, int a, int max, const char *fname,
+                     const char *what);
 /* The communicator at idx, checked to be usable now ("communicator from an
 ** earlier task" otherwise); fname names the caller in errors. */
 mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname);
@@ -81,20 +92,23 @@ static inline int mpb_comm_slot(int a) { return a == 1 ? lua_upvalueindex(1) : 1
 static inline int mpb_comm_user_chan(const mpb_comm *c) {
   return c->id ? MPB_CH_CUSER : MPB_CH_USER;
 }
-/* The destinations of a send at stack slot idx: a rank of c or a list of
-** them, checked (errors name fname and argument arg); returns how many, and
-** in *one the rank when idx holds one (-1: a list). */
+/* The destinations of a send at stack slot idx: a rank of c or a non-empty
+** list of them (errors name fname and argument arg). A list is read once,
+** its length and then each item (metamethods honoured once each, so a proxy
+** answers once), into C storage that later reads never go back from: ranks
+** (into buf when they fit in nbuf, else into a userdata pushed on the
+** stack). Returns how many, *ranks pointing at them. */
 lua_Integer mpb_comm_destlist(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int arg,
-                              const char *fname);
+                              const char *fname, int *buf, int nbuf, const int **ranks);
 static inline lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, int idx,
-                                         int arg, const char *fname, int *one) {
-  *one = -1;
-  if (lua_istable(L, idx)) return mpb_comm_destlist(L, st, c, idx, arg, fname);
-  *one = mpb_comm_checkrank(L, st, c, idx, arg, fname);
+                                         int arg, const char *fname, int *buf, int nbuf,
+                                         const int **ranks) {
+  *ranks = buf;
+  if (lua_istable(L, idx)) return mpb_comm_destlist(L, st, c, idx, arg, fname, buf, nbuf, ranks);
+  buf[0] = mpb_comm_checkrank(L, st, c, idx, arg, fname);
   return 1;
 }
-/* Destination i (1..count) of those, as a rank of c. */
-int mpb_comm_dest(lua_State *L, int idx, lua_Integer i, int one);
+#define MPB_DESTS_BUF 16 /* destinations a caller keeps on its C stack */
 
 /* Send the message in b to comm rank r on chan (last: the buffer may be
 ** taken); ids as mpb_send's. */

@@ -202,26 +202,23 @@ static int c_isend(lua_State *L) {
   int a;
   mpb_comm *c = mpb_comm_self(L, st, "isend", &a);
   int n = lua_gettop(L) - a, chan = mpb_comm_user_chan(c), list = lua_istable(L, a);
-  int one;
-  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "isend", &one);
+  int buf[MPB_DESTS_BUF];
+  const int *to;
+  lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "isend", buf, MPB_DESTS_BUF, &to);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
   mpb_req *q = req_new(L, st, mpb_comm_slot(a));
   int qidx = lua_gettop(L);
   mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "isend", 2, sizeof(mpb_uhdr));
   uint64_t lo = 0, hi = 0;
-  for (lua_Integer i = 1; i <= nd; i++) {
+  for (lua_Integer i = 0; i < nd; i++) {
     uint64_t ids[2];
-    mpb_comm_send(L, st, c, mpb_comm_dest(L, a, i, one), chan, b, i == nd, ids);
+    mpb_comm_send(L, st, c, to[i], chan, b, i == nd - 1, ids);
     st->user_sent++;
-    if (i == 1) lo = ids[0];
+    if (i == 0) lo = ids[0];
     hi = ids[1];
   }
   q->kind = R_SEND;
-  q->peer = list ? -2 : (int)lua_tointeger(L, a);
-  if (list && nd == 1) { /* the peer of a one-item list */
-    lua_geti(L, a, 1);
-    q->peer = (int)lua_tointeger(L, -1);
-  }
+  q->peer = list && nd > 1 ? -2 : to[0]; /* a one-item list has one peer */
   q->ids[0] = lo;
   q->ids[1] = hi;
   q->state = nd < 1 || lo > hi ? S_READY : S_PENDING;
@@ -234,6 +231,7 @@ static int c_irecv(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int a;
   mpb_comm *c = mpb_comm_self(L, st, "irecv", &a);
+  if (lua_gettop(L) > a) mpb_check_nargs(L, st, a, 1, "irecv", "at most a source rank");
   int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "irecv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
   mpb_req *q = req_new(L, st, mpb_comm_slot(a));

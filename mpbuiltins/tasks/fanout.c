@@ -124,12 +124,16 @@ static int nfan(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int old = st->nfan;
   if (!lua_isnoneornil(L, 1)) {
-    lua_Integer f = luaL_checkinteger(L, 1);
-    luaL_argcheck(L, f >= 1, 1, "fan-out must be at least 1");
+    int ok;
+    lua_Integer f = lua_tointegerx(L, 1, &ok);
+    if (!ok || f < 1 || f > INT32_MAX)
+      return luaL_error(L, "bad argument #1 to 'mp.nfan' (" MPB_RANKFMT " fan-out must be an "
+                        "integer in 1..%d, got %s)", st->rank, st->size, INT32_MAX,
+                        luaL_tolstring(L, 1, NULL));
     if (st->rank != 0 || st->in_task)
       return luaL_error(L, "mp.nfan: [rank %d/%d] only rank 0, outside a task, sets the fan-out",
                         st->rank, st->size);
-    st->nfan = f > st->size ? (st->size > 1 ? st->size : 1) : (int)f;
+    st->nfan = (int)f; /* past size - 1, as flat as size - 1 */
   }
   lua_pushinteger(L, old);
   return 1;
@@ -137,7 +141,8 @@ static int nfan(lua_State *L) {
 
 /* ------------------------------------------------------ handout/handin */
 /* mp.handout(...): rank 0's values on every rank, down the fan-out tree;
-** inner ranks forward the message they got as it is (parts in place). */
+** inner ranks forward the message they got as it is (parts in place). The
+** other ranks pass nothing (or nils): a value there would be ignored. */
 static int handout(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_check_task(L, st, "handout");
@@ -150,6 +155,11 @@ static int handout(lua_State *L) {
     lua_pop(L, 1);
     return n;
   }
+  for (int i = 1; i <= lua_gettop(L); i++) /* nil: the rank-0-or-nil idiom */
+    if (!lua_isnil(L, i))
+      luaL_error(L, "bad argument #%d to 'mp.handout' (" MPB_RANKFMT " only rank 0 hands "
+                 "values out (the others get rank 0's): call mp.handout() here, got %s)", i,
+                 st->rank, st->size, luaL_typename(L, i));
   lua_settop(L, 0);
   mpb_msg **h = mpb_msg_hold(L, mpb_user_take(L, st, MPB_CH_HANDOUT, mpb_parent(st, st->rank),
                                               "handout"));
@@ -172,6 +182,7 @@ static int handout(lua_State *L) {
 static int handin(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_check_task(L, st, "handin");
+  if (lua_gettop(L) > 1) mpb_check_nargs(L, st, 1, 1, "handin", "one value");
   lua_settop(L, 1);
   mpb_coll x;
   memset(&x, 0, sizeof x);

@@ -6,6 +6,7 @@ local function bad(n, what)
   error(("bad argument #%d to 'mp.pmap' (%s %s)"):format(n, who, what), 3)
 end
 return function(f, list, opts)
+  if type(f) ~= "function" then bad(1, "function expected, got " .. type(f)) end
   if type(list) ~= "table" then bad(2, "table expected, got " .. type(list)) end
   if opts ~= nil and type(opts) ~= "table" then bad(3, "table expected, got " .. type(opts)) end
   local o = {}

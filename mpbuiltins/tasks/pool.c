@@ -125,7 +125,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
   lua_getfield(L, opts, "total");
   p.total = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
   lua_getfield(L, opts, "progress");
-  p.progress = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  p.progress = lua_toboolean(L, -1);
   p.next = 1;
   p.t0 = p.last = mpb_now();
   int nw = (int)luaL_len(L, wlist);
@@ -216,28 +216,40 @@ static int bad_field(lua_State *L, const char *what) {
                     what);
 }
 
-/* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=} (rank 0, outside a task) */
+/* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=} (rank 0,
+** outside a task). Each field is read once, checked, into a table of the
+** runtime's (the leader's options): a proxy or a finalizer that changes the
+** user's table during the pool changes nothing. */
 static int pool(lua_State *L) {
   mpb_state *st = mpb_get(L);
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
+  lua_createtable(L, 0, 4); /* 2: the leader's options */
   if (lua_getfield(L, 1, "sow") != LUA_TFUNCTION) bad_field(L, "'sow' must be a function");
+  lua_setfield(L, 2, "sow");
   if (lua_getfield(L, 1, "work") != LUA_TFUNCTION) bad_field(L, "'work' must be a function");
+  int work = lua_gettop(L); /* 3 */
   int t = lua_getfield(L, 1, "reap");
   if (t != LUA_TNIL && t != LUA_TFUNCTION) bad_field(L, "'reap' must be a function");
+  lua_setfield(L, 2, "reap");
   if (lua_getfield(L, 1, "total") != LUA_TNIL && !(lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 0))
     luaL_error(L, "bad argument #1 to 'mp.pool' (" MPB_RANKFMT " field 'total' must be a "
                "non-negative integer, got %s)", st->rank, st->size, luaL_typename(L, -1));
+  lua_setfield(L, 2, "total");
+  lua_getfield(L, 1, "progress");
+  lua_pushboolean(L, lua_isnil(L, -1) || lua_toboolean(L, -1));
+  lua_setfield(L, 2, "progress");
+  lua_pop(L, 1);
   /* rank 0 works too unless told not to, or given the workers: at 2 ranks
   ** a pool of one worker would be no faster than a loop */
-  int self = lua_getfield(L, 1, "self") == LUA_TNIL ? lua_getfield(L, 1, "ranks") == LUA_TNIL
-                                                    : lua_toboolean(L, -1);
-  lua_settop(L, 1);
-  lua_pushcfunction(L, pool_main); /* 2: shipped by name (mp._pool_main) */
-  lua_getfield(L, 1, "work");      /* 3 */
-  lua_newtable(L);                 /* 4: the workers (world ranks, not 0) */
+  int self_given = lua_getfield(L, 1, "self") != LUA_TNIL, self = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, pool_main); /* 4: shipped by name (mp._pool_main) */
+  lua_pushvalue(L, work);          /* 5 */
+  lua_newtable(L);                 /* 6: the workers (world ranks, not 0) */
   int nw = 0;
   if (lua_getfield(L, 1, "ranks") == LUA_TTABLE) {
+    if (!self_given) self = 0;
     lua_Integer n = luaL_len(L, -1);
     for (lua_Integer i = 1; i <= n; i++) {
       lua_geti(L, -1, i);
@@ -251,21 +263,22 @@ static int pool(lua_State *L) {
         self = 1;
       } else {
         lua_pushinteger(L, r);
-        lua_rawseti(L, 4, ++nw);
+        lua_rawseti(L, 6, ++nw);
       }
     }
   } else if (!lua_isnil(L, -1)) {
     bad_field(L, "'ranks' must be a table");
   } else {
+    if (!self_given) self = 1;
     for (int r = 1; r < st->size; r++) {
       lua_pushinteger(L, r);
-      lua_rawseti(L, 4, ++nw);
+      lua_rawseti(L, 6, ++nw);
     }
   }
   lua_pop(L, 1);
   if (nw == 0) self = 1; /* nobody else: rank 0 does it all */
-  lua_pushboolean(L, self); /* 5 */
-  lua_pushvalue(L, 1);
+  lua_pushboolean(L, self); /* 7 */
+  lua_pushvalue(L, 2);
   lua_setfield(L, LUA_REGISTRYINDEX, LEADER_KEY);
   int n = mpb_task_run(L, st, MPB_TASK_CALL, 4, "pool");
   lua_pushnil(L);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
@@ -30,27 +31,14 @@ static int nchildren(const mpb_state *st) {
 }
 
 static const char FAULT_VALUE[] = "mp.fault.value";
-
-/* The message handler of a task: mpb_msgh's text, without the frames of the
-** runtime that ran the task ("[C]: in ?" lines), and the error
-** value itself kept aside for the report (FAULT_VALUE). */
-static int task_msgh(lua_State *L) {
-  if (mpb_is_abort(L, 1)) return 1;
-  lua_pushvalue(L, 1);
-  lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
-  lua_settop(L, 1);
-  mpb_msgh(L);
-  if (lua_type(L, -1) == LUA_TSTRING) /* unnamed C frames are the runtime's */
-    luaL_gsub(L, lua_tostring(L, -1), "\n\t[C]: in ?", "");
-  return 1;
-}
+static const char FAULT_EARLY[] = "mp.fault.early"; /* the message handler reported it */
 
 /* The error of a failed task body (its text on top, the value kept by
 ** task_msgh): the text, the value wire-encoded when it is not a string
 ** and can travel (else none), and the map job it names. Pushes nothing. */
 typedef struct { const char *text; size_t tlen; char *value; size_t vlen; int64_t job; } fault;
 
-static fault fault_of(lua_State *L, mpb_state *st) {
+static fault fault_of(lua_State *L) {
   fault f = {NULL, 0, NULL, 0, 0};
   f.text = luaL_tolstring(L, -1, &f.tlen); /* pushed: left for the caller to drop */
   lua_getfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
@@ -75,8 +63,81 @@ static fault fault_of(lua_State *L, mpb_state *st) {
   lua_pop(L, 1);
   lua_pushnil(L);
   lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
-  (void)st;
   return f;
+}
+
+/* Report this rank's fault (the error's text on top, left there): rank 0
+** records it and starts the abort, a worker sends it to rank 0 (FAULT: u32
+** text length, text, the value). Once per task: the first error wins. */
+static void fault_report(lua_State *L, mpb_state *st) {
+  fault f = fault_of(L);
+  if (st->rank == 0) {
+    mpb_fault_record_value(st, 0, f.text, f.tlen, f.value, f.vlen, f.job);
+  } else {
+    uint32_t tl = (uint32_t)(f.tlen > UINT32_MAX ? UINT32_MAX : f.tlen);
+    char *body = malloc(4 + tl + f.vlen);
+    if (body) {
+      memcpy(body, &tl, 4);
+      memcpy(body + 4, f.text, tl);
+      if (f.vlen) memcpy(body + 4 + tl, f.value, f.vlen);
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, body, 4 + tl + f.vlen);
+    } else {
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, &tl, 0);
+    }
+    free(body);
+  }
+  lua_pop(L, 1); /* fault_of's string */
+  free(f.value);
+  st->faulted = 1;
+  snprintf(st->where, sizeof st->where, "faulted");
+  if (st->rank == 0 && !st->aborting) mpb_abort_begin(st);
+}
+
+/* The message handler of a task: mpb_msgh's text, without the frames of the
+** runtime that ran the task ("[C]: in ?" lines), the error value kept
+** aside for the report (FAULT_VALUE), and the fault reported at once: an
+** error here ends the task on this rank, and what runs before the task
+** runner has it back (the __close handlers of the unwinding) may block or
+** fail in its turn; the first error is what the report says. */
+static int task_msgh(lua_State *L) {
+  if (mpb_is_abort(L, 1)) return 1;
+  mpb_state *st = mpb_get(L);
+  int first = !st->faulted && !st->aborting;
+  if (first) {
+    lua_pushvalue(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
+  }
+  lua_settop(L, 1);
+  mpb_msgh(L);
+  if (lua_type(L, -1) == LUA_TSTRING) /* unnamed C frames are the runtime's */
+    luaL_gsub(L, lua_tostring(L, -1), "\n\t[C]: in ?", "");
+  if (first) {
+    fault_report(L, st);
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
+  }
+  return 1;
+}
+
+/* After the task body failed: report the error unless its message handler
+** did (a memory error has none), and say what its __close handlers were
+** doing when the abort stopped them, after the fault. */
+static void after_fault(lua_State *L, mpb_state *st) {
+  int early = lua_getfield(L, LUA_REGISTRYINDEX, FAULT_EARLY) != LUA_TNIL;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
+  if (!st->faulted) {
+    if (mpb_is_abort(L, -1) || st->aborting) return;
+    fault_report(L, st);
+    return;
+  }
+  /* a wait the abort stopped after the fault says where it was (wait.c) */
+  if (early && strncmp(st->where, "in mp.", 6) == 0) {
+    char was[sizeof st->where];
+    snprintf(was, sizeof was, "%s", st->where);
+    snprintf(st->where, sizeof st->where, "faulted, then a __close handler waited %.150s", was);
+  }
 }
 
 /* ---------------------------------------------------------- operations */
@@ -88,7 +149,7 @@ void mpb_task_register(int op, lua_CFunction body) {
 
 /* op, values... -> results. Runs on every rank, rank 0 with the caller's
 ** original values, workers with decoded copies. */
-static int op_body(lua_State *L) {
+static int op_run(lua_State *L) {
   int op = (int)lua_tointeger(L, 1);
   lua_remove(L, 1);
   int n = lua_gettop(L);
@@ -147,6 +208,14 @@ static int op_body(lua_State *L) {
   }
   if (op > 0 && op < MPB_NTASK && registered[op]) return registered[op](L);
   return luaL_error(L, "mp: unknown task operation %d", op);
+}
+
+/* The operation, then the collectives' root checks still due: a task ends
+** only when its calls agreed (coll.c). */
+static int op_body(lua_State *L) {
+  int n = op_run(L);
+  mpb_coll_settle(L);
+  return n;
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -215,13 +284,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   st->in_task = 0;
   if (status != LUA_OK) {
     mpb_poll(st); /* a FAULT that arrived while this rank was busy came first */
-    if (!mpb_is_abort(L, -1)) {
-      fault f = fault_of(L, st);
-      mpb_fault_record_value(st, 0, f.text, f.tlen, f.value, f.vlen, f.job);
-      free(f.value);
-      st->faulted = 1;
-      if (!st->where[0]) snprintf(st->where, sizeof st->where, "faulted");
-    }
+    after_fault(L, st);
     if (!st->aborting) mpb_abort_begin(st);
   } else if (!st->aborting) {
     st->phase = MPB_PHASE_FINISHED;
@@ -314,23 +377,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   int status = lua_pcall(L, 2, 0, top + 1);
   st->in_task = 0;
   fflush(stdout); /* what the task wrote is out before it is over (an unfinished line too) */
-  if (status != LUA_OK && !mpb_is_abort(L, -1) && !st->aborting) {
-    fault f = fault_of(L, st); /* FAULT: u32 text length, text, the value */
-    uint32_t tl = (uint32_t)(f.tlen > UINT32_MAX ? UINT32_MAX : f.tlen);
-    char *body = malloc(4 + tl + f.vlen);
-    if (body) {
-      memcpy(body, &tl, 4);
-      memcpy(body + 4, f.text, tl);
-      if (f.vlen) memcpy(body + 4 + tl, f.value, f.vlen);
-      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, body, 4 + tl + f.vlen);
-    } else {
-      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, &tl, 0);
-    }
-    free(body);
-    free(f.value);
-    st->faulted = 1;
-    snprintf(st->where, sizeof st->where, "faulted");
-  }
+  if (status != LUA_OK) after_fault(L, st);
   lua_settop(L, top);
   if (status == LUA_OK && !st->aborting) {
     st->phase = MPB_PHASE_FINISHED;

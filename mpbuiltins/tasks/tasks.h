@@ -13,7 +13,8 @@ enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TAS
        MPB_TASK_TRACE, /* registered by trace/ */
        MPB_NTASK };
 
-/* lua.c's message handler: adds a traceback, names our functions and the rank
+/* lua.c's message handler: adds a traceback (luaL_traceback's, with bounded work),
+** names our functions and the rank
 ** in Lua's own argument errors (msgh.c); passes the abort error as is. */
 int mpb_msgh(lua_State *L);
 /* The children of rank r in the fan-out tree: ranks first..last (none if
@@ -57,6 +58,9 @@ void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req);
 void mpb_where_reset(mpb_state *st);
 /* In the abort protocol (collective): every rank's `where` to rank 0. */
 void mpb_where_gather(lua_State *L, mpb_state *st);
+/* Rank 0: end the job, saying which, if a rank of this host has died (now
+** and then; the abort protocol's waits, which wait for every rank, call it). */
+void mpb_where_check_dead(mpb_state *st);
 /* Rank 0: the gathered whereabouts as lines (ranks with the same text
 ** collapsed), rank skip left out. */
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap);

@@ -18,6 +18,8 @@
 ** received; so nothing can ever change, and rank 0 aborts the task with a
 ** report that names who waits for what.
 */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,7 @@
 #include "tasks/tasks.h"
 
 #define WHERE 192
+#define ALIVE_EVERY 0.02 /* seconds between looks for dead ranks while rank 0 naps */
 enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE };
 
 typedef struct {
@@ -46,6 +49,7 @@ struct mpb_snap {
   double watchdog;         /* seconds (0: off) */
   int watchdog_abort;
   double watched;          /* the wait length last reported */
+  double alive_check;      /* when to look next for ranks that died */
 };
 
 static size_t answer_size(const mpb_state *st) {
@@ -269,6 +273,48 @@ static void watchdog_report(mpb_state *st, double waited) {
   mpb_warn(st->L, "%s", msg);
 }
 
+/* ---------------------------------------------------------- dead ranks */
+/* A rank killed by a signal never answers. Under hydra's default the
+** launcher kills every rank at once, but whenever rank 0 outlives it (the
+** launcher is slower, or cleans up nothing: mpiexec -disable-auto-cleanup)
+** rank 0 says which rank died and ends the job, instead of waiting for an
+** answer that cannot come. Ranks on other hosts are not watched. */
+static int gone(int pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  char path[40], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": the comm may hold anything */
+  return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'); /* a zombie: dead, not reaped yet */
+}
+
+/* all: every rank (the abort protocol waits for every one), else those
+** that have not answered the round under way. */
+static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
+  for (int r = 1; r < st->size; r++) {
+    if (!all && s->pending > 0 && answer(st, s->answers, r)->round == s->round) continue;
+    int pid = mpb_local_pid(st, r);
+    if (pid <= 0 || !gone(pid)) continue;
+    fflush(stdout);
+    fprintf(stderr, "mplua: rank %d/%d (pid %d) has died: killed by a signal, or it crashed; "
+            "ending the job\n", r, st->size, pid);
+    mpb_abort_job(st->base, 1);
+  }
+}
+
+void mpb_where_check_dead(mpb_state *st) {
+  struct mpb_snap *s = st->snap;
+  if (!s || st->size == 1) return;
+  double now = mpb_now();
+  if (now < s->alive_check) return;
+  s->alive_check = now + ALIVE_EVERY;
+  check_alive(st, s, 1);
+}
+
 /* Rank 0 naps in a wait: look around, now and then. */
 static void on_idle(mpb_state *st, double waited) {
   struct mpb_snap *s = st->snap;
@@ -276,6 +322,10 @@ static void on_idle(mpb_state *st, double waited) {
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
                                                                    answered: try anew */
+  if (now >= s->alive_check) { /* the ranks that have not answered: are they alive? */
+    s->alive_check = now + ALIVE_EVERY;
+    check_alive(st, s, 0);
+  }
   if (s->pending > 0) { /* a round under way: answers come from polls */
     if (s->watchdog > 0 && waited >= s->watchdog && now - s->started > 1.0 &&
         waited >= 2 * s->watched) { /* someone does not answer: say so anyway */
@@ -358,6 +408,9 @@ void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
 }
 
 /* ---------------------------------------------------------- mp.watchdog */
+/* The longest watchdog: a year (a longer one would never fire in a job). */
+#define WATCHDOG_MAX (365 * 86400.0)
+
 /* mp.watchdog{seconds = s, abort = false}: when a task has waited s seconds
 ** (rank 0 in a wait), print where every rank is (or abort with it). 0 or
 ** nil turns it off. Returns the previous seconds. */
@@ -366,15 +419,18 @@ static int mp_watchdog(lua_State *L) {
   struct mpb_snap *s = st->snap;
   double old = s ? s->watchdog : 0;
   if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_istable(L, 1))
+      return luaL_error(L, "bad argument #1 to 'mp.watchdog' (" MPB_RANKFMT " options table "
+                        "expected, got %s)", st->rank, st->size, luaL_typename(L, 1));
     lua_getfield(L, 1, "seconds");
     int ok;
     double secs = lua_tonumberx(L, -1, &ok);
-    if (!ok && !lua_isnil(L, -1))
+    if ((!ok && !lua_isnil(L, -1)) || (ok && !(secs >= 0 && secs <= WATCHDOG_MAX)))
       return luaL_error(L, "bad argument #1 to 'mp.watchdog' (" MPB_RANKFMT " field 'seconds' "
-                        "must be a number, got %s)", st->rank, st->size, luaL_typename(L, -1));
+                        "must be a number of seconds in 0..%d (0 or nil: off), got %s)",
+                        st->rank, st->size, (int)WATCHDOG_MAX, luaL_tolstring(L, -1, NULL));
     if (s) {
-      s->watchdog = ok && secs > 0 ? secs : 0;
+      s->watchdog = ok ? secs : 0;
       lua_getfield(L, 1, "abort");
       s->watchdog_abort = lua_toboolean(L, -1);
     }

@@ -18,11 +18,13 @@
 #include <string.h>
 
 #include "array/array.h"
+#include "layout/laylib.h"
 #include "tasks/tasks.h"
 #include "trace/tracer.h"
 
 #define REG "mp.trace"
 #define DEFAULT_EVENTS 65536
+#define MAX_EVENTS ((lua_Integer)1 << 30) /* a ring of 2^30 events is tens of GB */
 
 typedef struct tstate {
   mpb_trace *t;
@@ -49,13 +51,19 @@ static tstate *get_ts(lua_State *L) {
   return s;
 }
 
+/* Errors: mpb_lay_argerror's words, "bad argument #1 to 'mp.trace.start'
+** ([rank r/n] ...)": the functions live in a subtable of mp, where Lua's
+** own checks cannot find their names. */
+
 /* Begin recording on this rank (a recorder of `events` events). */
 static int local_start(lua_State *L, mpb_state *st, tstate *s, uint64_t events, int lines) {
   if (!s->t || s->t->cap != events) {
     if (st->trace == s->t) st->trace = NULL;
     mpb_trace_free(s->t);
     s->t = mpb_trace_new(events, st->size);
-    if (!s->t) return luaL_error(L, "mp.trace.start: out of memory for %d events", (int)events);
+    if (!s->t)
+      return mpb_lay_argerror(L, 0, "trace.start", "out of memory for %I events",
+                              (LUAI_UACINT)events);
   }
   s->t->lines = lines;
   mpb_trace_start(st, s->t);
@@ -65,7 +73,7 @@ static int local_start(lua_State *L, mpb_state *st, tstate *s, uint64_t events, 
 /* Stop this rank's recording and pack it (the blob of tracer.h). */
 static int local_stop(lua_State *L, mpb_state *st, tstate *s) {
   mpb_trace *t = s->t;
-  if (!t || st->trace != t) return luaL_error(L, "mp.trace.stop: rank %d is not tracing", st->rank);
+  if (!t || st->trace != t) return mpb_lay_argerror(L, 0, "trace.stop", "this rank is not tracing");
   mpb_trace_stop(st, t);
   uint64_t n = t->count < t->cap ? t->count : t->cap;
   size_t nstr = (t->strlen + 7) & ~(size_t)7, rows = (size_t)MPB_TR_KINDS * (size_t)t->size * 2;
@@ -82,6 +90,52 @@ static int local_stop(lua_State *L, mpb_state *st, tstate *s) {
   memcpy(q + nstr, t->row, rows * sizeof(uint64_t));
   luaL_pushresultsize(&b, len);
   return 1;
+}
+
+/* The options table at 1 (nil: none): 1, else 0; raises on another type. */
+static int opts_arg(lua_State *L, const char *fname) {
+  if (lua_isnoneornil(L, 1)) return 0;
+  if (!lua_istable(L, 1))
+    mpb_lay_argerror(L, 1, fname, "options table expected, got %s", luaL_typename(L, 1));
+  return 1;
+}
+
+/* Field k of the options at 1, read once: a string (or the default). */
+static const char *opt_string(lua_State *L, const char *fname, const char *k, const char *dflt) {
+  int t = lua_getfield(L, 1, k);
+  if (t == LUA_TNIL) return dflt;
+  if (t != LUA_TSTRING)
+    mpb_lay_argerror(L, 1, fname, "field '%s' must be a string, got %s", k, luaL_typename(L, -1));
+  return lua_tostring(L, -1); /* left on the stack: it anchors the string */
+}
+
+/* A region's or mark's name at arg, as the recorder keeps it: whole, NUL
+** and MPB_TRACE_ESC escaped (tracer.h). */
+static uint32_t user_name(lua_State *L, mpb_state *st, int arg, const char *fname) {
+  size_t len;
+  const char *s = lua_tolstring(L, arg, &len);
+  if (!s)
+    mpb_lay_argerror(L, arg, fname, "name (a string) expected, got %s", luaL_typename(L, arg));
+  if (!st->trace) return 0;
+  size_t k = 0;
+  while (k < len && s[k] != '\0' && (unsigned char)s[k] != MPB_TRACE_ESC) k++;
+  if (k == len) return mpb_trace_string(st->trace, s, len); /* the usual name */
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\0' || c == MPB_TRACE_ESC) {
+      luaL_addchar(&b, (char)MPB_TRACE_ESC);
+      luaL_addchar(&b, (char)(c ? MPB_TRACE_ESC : 0x80));
+    } else {
+      luaL_addchar(&b, (char)c);
+    }
+  }
+  luaL_pushresult(&b);
+  s = lua_tolstring(L, -1, &len);
+  uint32_t id = mpb_trace_string(st->trace, s, len);
+  lua_pop(L, 1);
+  return id;
 }
 
 static int l_now(lua_State *L) {
@@ -148,15 +202,19 @@ static int l_start(lua_State *L) {
   lua_Integer events = DEFAULT_EVENTS;
   int lines = 1;
   const char *file = NULL;
-  if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, 1, "events") != LUA_TNIL) events = luaL_checkinteger(L, -1);
+  if (opts_arg(L, "trace.start")) {
+    if (lua_getfield(L, 1, "events") != LUA_TNIL) {
+      int ok;
+      events = lua_tointegerx(L, -1, &ok);
+      if (!ok || events < 16 || events > MAX_EVENTS)
+        mpb_lay_argerror(L, 1, "trace.start", "field 'events' must be an integer in "
+                         "16..%I, got %s", (LUAI_UACINT)MAX_EVENTS, luaL_tolstring(L, -1, NULL));
+    }
     if (lua_getfield(L, 1, "lines") != LUA_TNIL) lines = lua_toboolean(L, -1);
-    if (lua_getfield(L, 1, "file") != LUA_TNIL) file = luaL_checkstring(L, -1);
-    lua_pop(L, 3);
+    file = opt_string(L, "trace.start", "file", NULL);
   }
-  if (events < 16) return luaL_error(L, "mp.trace.start: events must be at least 16");
-  if (st->trace) return luaL_error(L, "mp.trace.start: already tracing (mp.trace.stop first)");
+  if (st->trace)
+    return mpb_lay_argerror(L, 0, "trace.start", "already tracing (mp.trace.stop first)");
   snprintf(s->file, sizeof s->file, "%s", file ? file : "");
   lua_settop(L, 0);
   lua_pushliteral(L, "start");
@@ -172,10 +230,15 @@ static int l_start(lua_State *L) {
 static int l_stop(lua_State *L) {
   mpb_state *st = mpb_get(L);
   tstate *s = get_ts(L);
-  const char *file = luaL_optstring(L, 1, s->file[0] ? s->file : NULL);
+  const char *file = s->file[0] ? s->file : NULL;
+  if (!lua_isnoneornil(L, 1)) {
+    if (lua_type(L, 1) != LUA_TSTRING)
+      mpb_lay_argerror(L, 1, "trace.stop", "file name expected, got %s", luaL_typename(L, 1));
+    file = lua_tostring(L, 1);
+  }
   char path[1024];
   snprintf(path, sizeof path, "%s", file ? file : "/dev/null");
-  if (!st->trace) return luaL_error(L, "mp.trace.stop: not tracing");
+  if (!st->trace) return mpb_lay_argerror(L, 0, "trace.stop", "not tracing");
   lua_settop(L, 0);
   lua_pushliteral(L, "stop");
   mpb_task_run(L, st, MPB_TASK_TRACE, 1, "trace.stop");
@@ -191,12 +254,12 @@ static int l_stop(lua_State *L) {
   if (!s->matrix || s->size != st->size) {
     free(s->matrix);
     s->matrix = malloc(msize * sizeof *s->matrix);
-    if (!s->matrix) return luaL_error(L, "mp.trace.stop: out of memory");
+    if (!s->matrix) return mpb_lay_argerror(L, 0, "trace.stop", "out of memory");
     s->size = st->size;
   }
   char err[256];
   int64_t n = mpb_trace_write(L, path, blobs, os, oe, s->matrix, err, sizeof err);
-  if (n < 0) return luaL_error(L, "mp.trace.stop: %s", err);
+  if (n < 0) return mpb_lay_argerror(L, 0, "trace.stop", "%s", err);
   s->have_matrix = 1;
   uint64_t lost = 0;
   for (int r = 1; r <= st->size; r++) {
@@ -229,24 +292,25 @@ static int l_matrix(lua_State *L) {
   mpb_state *st = mpb_get(L);
   tstate *s = get_ts(L);
   const char *by = "count", *kind = "all";
-  if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    if (lua_getfield(L, 1, "by") != LUA_TNIL) by = luaL_checkstring(L, -1);
-    if (lua_getfield(L, 1, "kind") != LUA_TNIL) kind = luaL_checkstring(L, -1);
+  if (opts_arg(L, "trace.matrix")) {
+    by = opt_string(L, "trace.matrix", "by", by);
+    kind = opt_string(L, "trace.matrix", "kind", kind);
   }
   int bytes = strcmp(by, "bytes") == 0;
   if (!bytes && strcmp(by, "count") != 0)
-    return luaL_error(L, "mp.trace.matrix: by must be \"count\" or \"bytes\", not \"%s\"", by);
+    return mpb_lay_argerror(L, 1, "trace.matrix", "field 'by' must be \"count\" or \"bytes\", "
+                            "not \"%s\"", by);
   int want = -1; /* -1 all, -2 every collective */
   if (strcmp(kind, "coll") == 0) want = -2;
   else if (strcmp(kind, "all") != 0) {
     for (int k = 0; mpb_trk_name(k); k++)
       if (strcmp(mpb_trk_name(k), kind) == 0) want = k;
-    if (want == -1) return luaL_error(L, "mp.trace.matrix: unknown kind \"%s\"", kind);
+    if (want == -1)
+      return mpb_lay_argerror(L, 1, "trace.matrix", "field 'kind': unknown kind \"%s\"", kind);
   }
   if (!s->have_matrix || st->rank != 0)
-    return luaL_error(L, "mp.trace.matrix: no recording on rank %d (rank 0, after mp.trace.stop)",
-                      st->rank);
+    return mpb_lay_argerror(L, 0, "trace.matrix", "no recording on this rank (rank 0 has "
+                            "one, after mp.trace.stop)");
   int n = s->size;
   int64_t dims[2] = {n, n};
   mpb_array *a = mpb_array_new(L, MPB_F64, 2, dims);
@@ -263,10 +327,10 @@ static int l_matrix(lua_State *L) {
 
 static int l_region(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  const char *name = luaL_checkstring(L, 1);
-  luaL_checkany(L, 2);
+  uint32_t name = user_name(L, st, 1, "trace.region");
+  if (lua_isnone(L, 2)) mpb_lay_argerror(L, 2, "trace.region", "function expected, got no value");
   int n = lua_gettop(L);
-  mpb_trace_scope sc = mpb_trace_open(L, st, MPB_TR_REGION, 0, -1, mpb_trace_name(st, name), 0);
+  mpb_trace_scope sc = mpb_trace_open(L, st, MPB_TR_REGION, 0, -1, name, 0);
   lua_pushvalue(L, 2);
   lua_rotate(L, 3, 1); /* f, args... above name and f */
   int status = lua_pcall(L, n - 2, LUA_MULTRET, 0);
@@ -280,8 +344,7 @@ static int l_region(lua_State *L) {
 
 static int l_mark(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  const char *name = luaL_checkstring(L, 1);
-  mpb_trace_mark(L, st, mpb_trace_name(st, name));
+  mpb_trace_mark(L, st, user_name(L, st, 1, "trace.mark"));
   return 0;
 }
 

@@ -170,14 +170,45 @@ static void jb_fix3(jb *b, double v) {
   *b->p++ = (char)('0' + fr % 10);
 }
 
+/* The length of the UTF-8 sequence at s (1..4), or 0 when it is not one
+** (a stray or missing continuation byte, an overlong form, a surrogate,
+** beyond U+10FFFF). s ends with a NUL, which is never a continuation. */
+static int utf8_len(const unsigned char *s) {
+  unsigned c = s[0];
+  int n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+        : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  for (int i = 1; i < n; i++)
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+      (c == 0xF4 && s[1] > 0x8F))
+    return 0;
+  return n;
+}
+
+/* A JSON string of s: valid UTF-8 as it is, control characters as
+** \u00XX, and each byte that is not UTF-8 as the text \xHH (JSON holds no
+** bytes: the name stays whole and readable, valid where it was). A user's
+** region or mark name arrives with NUL as C0 80 and a byte C0 as C0 C0
+** (MPB_TRACE_ESC, trace_api.c): they come out as \u0000 and \xc0. */
 static void jb_str(jb *b, const char *s) {
   JB_LIT(b, "\"");
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
+  const unsigned char *u = (const unsigned char *)s;
+  while (*u) {
+    unsigned c = *u;
+    int n = utf8_len(u);
     jb_room(b, 8);
-    if (c == '"' || c == '\\') *b->p++ = '\\', *b->p++ = (char)c;
-    else if (c < 0x20) b->p += snprintf(b->p, 8, "\\u%04x", c);
-    else *b->p++ = (char)c;
+    if (c == MPB_TRACE_ESC && (u[1] == 0x80 || u[1] == MPB_TRACE_ESC)) {
+      b->p += u[1] == 0x80 ? snprintf(b->p, 8, "\\u0000") : snprintf(b->p, 8, "\\\\x%02x", c);
+      u += 2;
+    } else if (c == '"' || c == '\\') {
+      *b->p++ = '\\', *b->p++ = (char)c, u++;
+    } else if (c < 0x20) {
+      b->p += snprintf(b->p, 8, "\\u%04x", c), u++;
+    } else if (n == 0) {
+      b->p += snprintf(b->p, 8, "\\\\x%02x", c), u++;
+    } else {
+      memcpy(b->p, u, (size_t)n), b->p += n, u += n;
+    }
   }
   JB_LIT(b, "\"");
 }

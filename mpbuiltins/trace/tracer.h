@@ -30,6 +30,11 @@ int mpb_trk_of(int raw);             /* raw: chan, or MPB_NCHAN + collective kin
 const char *mpb_trk_name(int k);     /* NULL past the last */
 int mpb_trk_is_coll(int k);
 
+/* The recorder keeps NUL-ended strings: a user's region or mark name is
+** kept with each NUL as MPB_TRACE_ESC 0x80 and each byte MPB_TRACE_ESC as
+** MPB_TRACE_ESC MPB_TRACE_ESC (0xC0 never begins UTF-8), and written back whole. */
+#define MPB_TRACE_ESC 0xC0
+
 /* trace_write.c: rank 0 writes the gathered blobs (Lua strings in the table
 ** at index blobs, 1..size) to path with the clock offsets (ns, rank minus
 ** rank 0) measured at start (index os, may be nil) and stop (index oe).

@@ -1,0 +1,99 @@
+-- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
+-- Reports of unusual faults. A pure-Lua stack overflow in a task is
+-- reported with a traceback whose work is bounded: its first levels, then a
+-- gap (the half a million levels below are not walked). A shallow one keeps
+-- lauxlib's shape (first levels, the count skipped, the last levels). An
+-- error whose __close handler then waits for a message that never comes is
+-- reported as that error, not as a deadlock. The next task works each time.
+local n = mp.size
+local last = n - 1
+
+local function still_works()
+  assert(mp.exec(function() return mp.handin(1) end) == n)
+end
+
+-- one rank overflows while the others wait in a barrier
+local ok, e = pcall(mp.exec, function()
+  if mp.rank == mp.size - 1 then
+    local function f(k) return 1 + f(k + 1) end
+    return f(1)
+  end
+  mp.barrier()
+end)
+local text = tostring(e)
+assert(not ok and text:find(("rank %d/%d faulted: "):format(last, n), 1, true), text)
+assert(text:find("stack overflow", 1, true), text)
+assert(text:find("\n\t...\t(skipping more than 990 levels)", 1, true), text)
+local _, shown = text:gsub("in upvalue 'f'", "")
+assert(shown == 10, ("%d levels shown"):format(shown))
+assert(e.rank == last and not e.deadlock)
+still_works()
+
+-- every worker at once (rank 0's own overflow is the one above at 1 rank)
+ok, e = pcall(mp.exec, function()
+  if mp.rank > 0 or mp.size == 1 then
+    local function f(k) return 1 + f(k + 1) end
+    return f(1)
+  end
+  mp.barrier()
+end)
+text = tostring(e)
+assert(not ok and text:find("stack overflow", 1, true) and
+       text:find("(skipping more than 990 levels)", 1, true), text)
+still_works()
+
+-- a stack of some depth: the first and the last levels, and what lies between counted
+ok, e = pcall(mp.exec, function()
+  local function deep(k)
+    if k == 0 then error("at the bottom") end
+    local r = deep(k - 1)
+    return r
+  end
+  if mp.rank == 0 then deep(40) end
+end)
+text = tostring(e)
+local skipped = tonumber(text:match("\n\t%.%.%.\t%(skipping (%d+) levels%)"))
+assert(not ok and text:find("at the bottom", 1, true) and skipped, text)
+_, shown = text:gsub(" 'deep'", "") -- upvalue 'deep', and the outermost local 'deep'
+assert(shown + skipped == 41, ("%d shown, %d skipped"):format(shown, skipped))
+assert(text:find("in function 'mp.exec'", 1, true), "the last levels are shown: " .. text)
+still_works()
+
+-- an error, then its __close handler waits for a message that never comes
+local who = 1 % n
+ok, e = pcall(mp.exec, function(r)
+  local guard <close> = setmetatable({}, {__close = function()
+    if mp.rank == r then mp.recv(0) end
+  end})
+  if mp.rank == r then error("the first error") end
+  mp.barrier()
+end, who)
+text = tostring(e)
+assert(not ok and text:find(("rank %d/%d faulted: .-the first error"):format(who, n)), text)
+assert(not e.deadlock and not text:find("deadlock", 1, true), text)
+still_works()
+
+-- every rank fails, and each close waits for its neighbour
+ok, e = pcall(mp.exec, function()
+  local guard <close> = setmetatable({}, {__close = function()
+    if mp.size > 1 then mp.recv((mp.rank + 1) % mp.size) end
+  end})
+  error("everyone fails")
+end)
+text = tostring(e)
+assert(not ok and text:find("faulted: .-everyone fails") and not e.deadlock, text)
+still_works()
+
+-- rank 0 fails and its close waits for a rank that has finished
+ok, e = pcall(mp.exec, function()
+  local guard <close> = setmetatable({}, {__close = function()
+    if mp.rank == 0 and mp.size > 1 then mp.recv(1) end
+  end})
+  if mp.rank == 0 then error("rank 0 fails") end
+end)
+text = tostring(e)
+assert(not ok and text:find("rank 0/" .. n .. " faulted: .-rank 0 fails") and
+       not text:find("would wait forever", 1, true), text)
+still_works()
+print("fault_reports ok", n)
