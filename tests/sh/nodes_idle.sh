@@ -3,7 +3,7 @@
 # After a task, rank 0 sits at its prompt; the CPU time (utime + stime from
 # /proc/PID/stat, all threads) of every worker is read over 5 s. Each worker
 # on the remote host must use < 1% of a core; the figures of all workers are
-# printed. Skipped (SKIPPED printed, status 0) where namespaces cannot be
+# printed. Skipped (SKIPPED printed, status 77) where namespaces cannot be
 # made.
 set -eu
 N=${1:?usage: $0 RANKS}

@@ -7,7 +7,7 @@
 # works; a remote rank spinning in pure Lua is stopped by a fault on the
 # other host. (How the job ends is nodes_batch's matter: a hang at exit after
 # the work is done is reported but does not fail this test.) Skipped
-# (SKIPPED printed, status 0) where namespaces cannot be made.
+# (SKIPPED printed, status 77) where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
 : "${MPLUA_TEST_DIR:?}"

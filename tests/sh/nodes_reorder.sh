@@ -8,7 +8,7 @@
 # traced again: the bytes that really crossed the hosts, counted by the
 # tracer by world rank, equal the report's before and after (4 ranks: all,
 # then none; 2 ranks: one per host, nothing better, the identity kept).
-# Skipped (SKIPPED printed, status 0) where namespaces cannot be made.
+# Skipped (SKIPPED printed, status 77) where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/netns.bash"
