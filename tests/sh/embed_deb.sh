@@ -1,4 +1,4 @@
-# ranks: 2
+# ranks: 2  lock: install
 # cpack -G DEB packages the installed tree (scripts/cmake/install.cmake): the
 # package holds the program, the library (SONAME), the header alone, mp.so,
 # the Lua library, pkg-config and CMake files and the examples; extracted
