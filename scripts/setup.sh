@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Install what mplua needs on Debian 12 (only what is missing), as root or via sudo.
+#   scripts/setup.sh demo     build and run: compiler, CMake, Lua, MPICH, readline
+#   scripts/setup.sh [test]   that, and what the tests need (the default)
 set -euo pipefail
-# (the README lists the same packages: keep them in step)
-# tmux and procps (pgrep): the tests that drive a terminal and find processes;
+# (tests/README.md lists the test set's packages: keep them in step)
+build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-dev)
+# lua5.4: stock Lua loading mp.so; libcriterion-dev: the unit tests; tmux and
+# procps (pgrep): the tests that drive a terminal and find processes;
 # iproute2: the tests across network namespaces (tests/sh/nodes_*.sh);
-# clang: the fuzz target (libFuzzer); chromium: the trace report test renders the page headless;
-# libzmq3-dev, libcjson-dev, libssl-dev: the Jupyter kernel; python3-jupyter-client,
-# jupyter-nbconvert, python3-nbclient: its tests (real clients); python3-ipykernel,
-# python3-ipyparallel: its benchmark (none of them pulls Open MPI); python3: tests/lua/trace_names.lua
-# reads a trace with Python's json module
-pkgs=(cmake make gcc pkg-config liblua5.4-dev lua5.4 mpich libmpich-dev libcriterion-dev libreadline-dev
-      tmux procps iproute2 clang libclang-rt-14-dev chromium
-      libzmq3-dev libcjson-dev libssl-dev python3-jupyter-client jupyter-nbconvert python3-nbclient
-      python3-ipykernel python3-ipyparallel python3)
+# clang: the fuzz target (libFuzzer); chromium: the trace report test renders
+# the page headless; python3: tests/lua/trace_names.lua reads a trace with
+# Python's json module; libzmq3-dev, libcjson-dev, libssl-dev: the Jupyter
+# kernel (built when they are present); python3-jupyter-client,
+# jupyter-nbconvert, python3-nbclient: its tests (real clients);
+# python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI)
+tests=(lua5.4 libcriterion-dev tmux procps iproute2 clang libclang-rt-14-dev chromium python3
+       libzmq3-dev libcjson-dev libssl-dev python3-jupyter-client jupyter-nbconvert python3-nbclient
+       python3-ipykernel python3-ipyparallel)
+case "${1:-test}" in
+  demo) pkgs=("${build[@]}") ;;
+  test) pkgs=("${build[@]}" "${tests[@]}") ;;
+  *) echo "usage: scripts/setup.sh [demo|test]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

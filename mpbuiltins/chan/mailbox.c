@@ -10,9 +10,11 @@
 #include "chan/chan.h"
 
 void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
-  if (m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN ||
-      mpb_msg_hdr(m).task < st->task) {
-    if (m->chan == MPB_CH_USER || m->chan == MPB_CH_CUSER) st->dropped++;
+  int bad = m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN;
+  if (bad || mpb_msg_hdr(m).task < st->task) {
+    /* rank 0 counted one of a finished task job-wide (dropped_job) as it ended */
+    if ((m->chan == MPB_CH_USER || m->chan == MPB_CH_CUSER) && (bad || st->rank != 0))
+      st->dropped++;
     mpb_msg_free(m);
     return;
   }

@@ -1,7 +1,8 @@
 -- The soak: chaos rounds (see tests/lua/lib/mpchaos.lua) for as long as you like; prints
 -- the median recovery time (failed task + the next usable task) and memory
 -- before/after on every rank.
--- Run: mpiexec -n 4 build/mplua -b scripts/bench/chaos.lua [rounds] [seed]
+-- Run: mpiexec -n 4 build/mplua scripts/bench/chaos.lua [rounds] [seed]  (not -b: a fault
+-- there ends the job)
 package.path = "scripts/bench/?.lua;tests/lua/lib/?.lua;" .. package.path
 local C = require("common")
 local chaos = require("mpchaos")

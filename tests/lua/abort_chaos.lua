@@ -1,7 +1,8 @@
 -- ranks: 4
 -- The chaos test: a few hundred rounds of random message patterns with a
--- fault injected at a random rank and point (or none). After each round no
--- stale message is queued and all ranks agree on the round number.
+-- fault injected at a random rank and point (or none). After each round the
+-- next message each rank receives is a fresh one, nothing stale is queued, and
+-- all ranks agree on the round number.
 -- Replay a failure with MPLUA_CHAOS_SEED=<seed printed below>.
 package.path = "lib/?.lua;" .. package.path
 local chaos = require("mpchaos")

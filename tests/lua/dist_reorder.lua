@@ -114,19 +114,15 @@ assert(rt.after.cross_node <= 4, tostring(rt)) -- pairs together: at most the ri
 for k = 1, 8 do assert(rt.ranks[k] == ra.ranks[k]) end
 assert(tostring(ra):find("traffic matrix 8x8", 1, true))
 
--- a bigger case stays fast and finds the optimum: 64x64 on 16 nodes of 256, the
--- identity dealing ranks round robin; 16 blocks of 16x16 cut 384 edges (768 bytes),
--- the least any placement can (a grid's blocks are one of the starts tried)
+-- a bigger case finds the optimum: 64x64 on 16 nodes of 256, the identity dealing
+-- ranks round robin; 16 blocks of 16x16 cut 384 edges (768 bytes), the least any
+-- placement can (a grid's blocks are one of the starts tried). How long it takes is
+-- scripts/bench/reorder.lua's measure.
 local big, bn = mp.cart({64, 64}), {}
 for p = 0, 4095 do bn[p + 1] = p % 16 end
-local t0 = os.clock()
 r = mp.reorder(big, {nodes = bn})
-local secs = os.clock() - t0
 is_perm(r, 4096)
 assert(r.before.cross_node == 8064 and r.after.cross_node == 768, tostring(r))
-assert(secs < 5, "64x64 on 16 nodes took " .. secs .. " s")
-if P == 1 then print(("64x64 on 16 nodes: %d -> %d bytes crossing, %.3f s"):format(
-  r.before.cross_node, r.after.cross_node, secs)) end
 
 -- the machine this job runs on (ctest: one host)
 local mc = mp.machine()

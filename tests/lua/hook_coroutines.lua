@@ -1,15 +1,16 @@
 -- ranks: 2 3 4
--- A rank running coroutines is stopped when another rank faults, many times
--- over, wherever the coroutine was made (in the task, in an earlier task,
--- nested in another, wrapped with coroutine.wrap, run under pcall) and
--- through user pcalls on either side: a coroutine that calls the runtime
--- (mp.probe here) is stopped there, and its resumer with it; one that
--- yields back to the main thread is stopped there by the poll hook. The
--- runtime replaces nothing of the coroutine library. (A coroutine spinning
--- in pure Lua without yielding cannot be reached: mpbuiltins/README.md.)
+-- A rank running coroutines is stopped when another rank faults, twice on
+-- every worker for each kind, wherever the coroutine was made (in the task,
+-- in an earlier task, nested in another, wrapped with coroutine.wrap, run
+-- under pcall) and through user pcalls on either side: a coroutine that
+-- calls the runtime (mp.probe here) is stopped there, and its resumer with
+-- it; one that yields back to the main thread is stopped there by the poll
+-- hook. The runtime replaces nothing of the coroutine library. (A coroutine
+-- spinning in pure Lua without yielding cannot be reached: see
+-- mpbuiltins/README.md.)
 local kinds = {"new", "old", "nested", "wrap", "pcall", "generator", "generator_pcall"}
 assert(coroutine.resume == debug.getregistry()._LOADED.coroutine.resume)
-for round = 1, 6 do
+for round = 1, 2 * (mp.size - 1) do -- each kind twice on every worker
   for _, kind in ipairs(kinds) do
     local spinner = round % (mp.size - 1) + 1
     mp.exec(function(spinner) -- a coroutine made before the task that runs it

@@ -59,23 +59,32 @@ mp.exec(function()
     assert(mp.recv(1) == "a" and mp.recv(1) == "b")
   end
 end)
--- A receiver that does not poll: rank 1 sits in a C call while rank 0 sends a
--- burst of small messages, so MPI's queue to it fills and sends that MPI still
--- holds keep their bytes (the encoder must not reuse them for the next message).
--- Every message arrives whole and in order, whatever the timing.
-mp.exec(function()
+-- A receiver that does not poll: rank 1 sits in a C call (opening a FIFO) until
+-- rank 0 has sent a burst of small messages, so MPI's queue to it fills and sends
+-- that MPI still holds keep their bytes (the encoder must not reuse them for the
+-- next message). Every message arrives whole and in order.
+local fifo = os.tmpname()
+os.remove(fifo)
+assert(os.execute("mkfifo " .. fifo), "mkfifo")
+mp.exec(function(fifo)
   local me, K = mp.rank, 4000
   local function body(k) return string.rep(string.char(97 + k % 26), 200 + (k * 37) % 3000) end
   if me == 0 then
     mp.send(1, "go")
     for k = 1, K do mp.send(1, k, body(k)) end
+    local f = assert(io.open(fifo, "w")) -- rank 1 has been in C since "go"
+    f:write("sent\n")
+    f:close()
   elseif me == 1 then
     assert(mp.recv(0) == "go")
-    os.execute("sleep 0.2") -- not polling; nothing waits on it
+    local f = assert(io.open(fifo, "r")) -- not polling until rank 0 has sent them all
+    assert(f:read("l") == "sent")
+    f:close()
     for k = 1, K do
       local kk, b = mp.recv(0)
       assert(kk == k and b == body(k), ("message %d: got #%s of %d bytes"):format(k, kk, #b))
     end
   end
-end)
+end, fifo)
+os.remove(fifo)
 print("p2p_order ok")

@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8 20
+-- ranks: 1 2 3 4 5 8 20  quick: 1 2
 -- The transport harness, collectives and trees: bcast from every root,
 -- handout, gather, allgather, scatter and alltoall, for every value kind
 -- and the sizes around every threshold (tests/lua/lib/xfer.lua), each rank

@@ -1,4 +1,4 @@
--- ranks: 2 3 4 5 8 20
+-- ranks: 2 3 4 5 8 20  quick: 2
 -- The transport harness under faults: a rank raises between posting a large
 -- message and its completion, a receiver fails while parts are in flight, a
 -- rank fails in the middle of a tree of forwards (bcast, handout) or while
@@ -9,8 +9,9 @@
 package.path = "lib/?.lua;" .. package.path
 local X = mp.require("xfer")
 local seed = tonumber(os.getenv("MPLUA_XFER_SEED")) or 20261123
-local rounds = tonumber(os.getenv("MPLUA_XFER_ROUNDS")) or 40
 local n = mp.size
+-- each point 5 times up to 4 ranks, twice above (each round costs all n ranks)
+local rounds = tonumber(os.getenv("MPLUA_XFER_ROUNDS")) or (n <= 4 and 40 or 16)
 print(("xfer_fault: seed %d, %d rounds, %d ranks"):format(seed, rounds, n))
 
 local POINTS = {"after_isend", "after_irecv", "before_recv", "in_bcast", "in_handout",
@@ -77,7 +78,12 @@ local kinds = {"str", "array:f64", "mixed", "table"}
 for round = 1, rounds do
   local c = {point = POINTS[(round - 1) % #POINTS + 1], rank = r(n), seed = r(),
              kind = kinds[r(#kinds) + 1], size = sizes[r(#sizes) + 1]}
-  if c.point == "in_bcast" or c.point == "in_handout" then c.rank = n > 1 and 1 + r(n - 1) or 0 end
+  if c.point == "in_bcast" or c.point == "in_handout" then
+    -- every other time a rank that forwards: 2 in bcast's binomial tree (from 4 ranks),
+    -- 1 in handout's tree of fan-out 16 (from 18 ranks); else any rank but the root
+    local inner = c.point == "in_bcast" and n >= 4 and 2 or c.point == "in_handout" and n >= 18 and 1
+    c.rank = inner and (round - 1) // #POINTS % 2 == 0 and inner or n > 1 and 1 + r(n - 1) or 0
+  end
   if c.kind == "table" then c.size = c.size % 9001 end -- entries, not bytes
   local what = ("round %d (seed %d): %s on rank %d, %s of %d bytes"):format(round, seed, c.point,
                                                                          c.rank, c.kind, c.size)

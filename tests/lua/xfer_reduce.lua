@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8 20
+-- ranks: 1 2 3 4 5 8 20  quick: 1 2
 -- The transport harness, reductions: reduce (every root), allreduce and
 -- scan with every named op and with Lua functions, and handin, on numbers,
 -- booleans, tables with keyed fields and typed arrays of every dtype, at
@@ -58,27 +58,38 @@ local function run(batch)
              lor = function(a, b) return (a ~= 0 or b ~= 0) and 1 or 0 end,
              band = function(a, b) return a & b end, bor = function(a, b) return a | b end})[op]
   end
-  -- rank r's value: exact under the op in any order
+  -- rank r's value: exact under the op in any order. elem(c, d, g): a function
+  -- drawing one number of dtype d (nil: a Lua number) from g.
+  local function elem(c, d, g)
+    local float = d and d:find("f")
+    if c.op == "land" or c.op == "lor" then return function() return g(3) == 0 and 0 or 1 end end
+    if c.op == "prod" then
+      if float then return function() return 1 + g(2) end end
+      if d == "u8" then return function() return g(7) end end
+      return function() return g(7) - 3 end
+    end
+    if c.op == "sum" and (d == nil or float) and c.kind ~= "int" then
+      return function() return g(201) - 100 end
+    end
+    if d == "u8" then return function() return g(256) end end
+    if d == "i32" then return function() return g(1 << 32) - (1 << 31) end end
+    if float then return function() return (g(2001) - 1000) / 4 end end
+    return function() return g() end
+  end
   local function value(c, r)
     local g = X.rng(X.seed(c.seed, r))
-    local function num(d)
-      if c.op == "land" or c.op == "lor" then return g(3) == 0 and 0 or 1 end
-      if c.op == "prod" then return d and d:find("f") and 1 + g(2) or d == "u8" and g(7) or g(7) - 3 end
-      if c.op == "sum" and (d == nil or d:find("f")) and c.kind ~= "int" then return g(201) - 100 end
-      if d == "u8" then return g(256) end
-      if d == "i32" then return g(1 << 32) - (1 << 31) end
-      if d and d:find("f") then return (g(2001) - 1000) / 4 end
-      return g()
-    end
     if c.kind == "str" then return string.char(65 + r % 26) .. r end
     if c.kind == "bool" then return g(2) == 0 end
-    if c.kind == "int" then return num("i64") end
-    if c.kind == "float" then return num(nil) + 0.0 end
-    if c.kind == "table" then return {num(), x = num(), y = {z = num(), [2] = num()}} end
+    if c.kind == "int" then return elem(c, "i64", g)() end
+    if c.kind == "float" then return elem(c, nil, g)() + 0.0 end
+    if c.kind == "table" then
+      local num = elem(c, nil, g)
+      return {num(), x = num(), y = {z = num(), [2] = num()}}
+    end
     local d = c.kind:sub(7)
     local m = c.bytes // ({f64 = 8, f32 = 4, i64 = 8, i32 = 4, u8 = 1})[d]
-    local a = mp.array(d, m)
-    for i = 1, m do a[i] = num(d) end
+    local a, num = mp.array(d, m), elem(c, d, g)
+    for i = 1, m do a[i] = num() end
     return a
   end
   local function combine(c, a, b)
@@ -100,9 +111,10 @@ local function run(batch)
     end
     return scalar_op(c.op, c.kind == "int" and "i64" or nil)(a, b)
   end
-  local function fold_binomial(c, k)
+  -- the folds take this rank's value as made for the call (combine makes new values)
+  local function fold_binomial(c, k, mine)
     local acc = {}
-    for r = 0, k - 1 do acc[r] = value(c, r) end
+    for r = 0, k - 1 do acc[r] = r == me and mine or value(c, r) end
     local mask = 1
     while mask < k do
       for r = 0, k - 1, 2 * mask do
@@ -112,9 +124,9 @@ local function run(batch)
     end
     return acc[0]
   end
-  local function fold_left(c, upto)
-    local acc = value(c, 0)
-    for r = 1, upto do acc = combine(c, acc, value(c, r)) end
+  local function fold_left(c, upto, mine)
+    local acc = me == 0 and mine or value(c, 0)
+    for r = 1, upto do acc = combine(c, acc, r == me and mine or value(c, r)) end
     return acc
   end
   for _, c in ipairs(batch) do
@@ -127,15 +139,15 @@ local function run(batch)
     end
     if c.fn == "reduce" then
       local got = mp.reduce(mine, op, c.root)
-      if me == c.root then X.check(fold_binomial(c, n), got, what)
+      if me == c.root then X.check(fold_binomial(c, n, mine), got, what)
       else assert(got == nil, what .. ": a result off the root") end
     elseif c.fn == "allreduce" then
-      X.check(fold_binomial(c, n), mp.allreduce(mine, op), what)
+      X.check(fold_binomial(c, n, mine), mp.allreduce(mine, op), what)
     elseif c.fn == "scan" then
-      X.check(fold_left(c, me), mp.scan(mine, op), what)
+      X.check(fold_left(c, me, mine), mp.scan(mine, op), what)
     else -- handin: the sum at rank 0
       local got = mp.handin(mine)
-      if me == 0 then X.check(fold_left(c, n - 1), got, what) end
+      if me == 0 then X.check(fold_left(c, n - 1, mine), got, what) end
     end
   end
   return mp.handin(#batch)

@@ -1,4 +1,4 @@
-# ranks: 2
+# ranks: 2  lock: install
 # cpack -G DEB packages the installed tree (scripts/cmake/install.cmake): the
 # package holds the program, the library (SONAME), the header alone, mp.so,
 # the Lua library, pkg-config and CMake files and the examples; extracted
@@ -9,7 +9,7 @@ N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
 build=$(cd "$(dirname "$MPLUA")" && pwd)
 fail() { echo "FAIL ($N): $*" >&2; exit 1; }
-command -v dpkg-deb >/dev/null || { echo "ok ($N): skipped (no dpkg-deb)"; exit 0; }
+command -v dpkg-deb >/dev/null || { echo "SKIPPED ($N): no dpkg-deb"; exit 77; }
 cpack -G DEB -B "$tmp/pkg" --config "$build/CPackConfig.cmake" >log 2>&1 || { cat log >&2; fail "cpack"; }
 deb=$(ls "$tmp"/pkg/*.deb) || fail "no .deb made"
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's|^\./||' >list

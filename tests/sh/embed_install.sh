@@ -1,4 +1,4 @@
-# ranks: 1 4
+# ranks: 1 4  quick: 1  lock: install
 # The installed tree: `cmake --install` into a temporary prefix lays out
 # bin/mplua, lib/libmplua.so* (SONAME libmplua.so.0), include/mplua/mplua.h
 # alone, lib/lua/5.4/mp.so, share/lua/5.4, share/mplua/examples, mplua.pc and

@@ -1,9 +1,10 @@
 # ranks: 1 2 4
 # mplua_serve from a host loop that has its own collectives and ring exchange
 # between steps (tests/embed/steps.c): commands typed at rank 0 while the loop
-# runs at full speed (long idle windows between decision steps) and while it
-# is paused (timeout) run at the same host step on every rank, and input's end
-# stops every rank at the same step.
+# runs at full speed (each group of lines typed once the previous one has been
+# answered, the loop stepping on meanwhile) and while it is paused (timeout)
+# run at the same host step on every rank, and input's end stops every rank at
+# the same step.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
@@ -13,17 +14,28 @@ mkfifo typed
 "$MPIEXEC" -n "$N" "$prog" <typed >out 2>err &
 pid=$!
 exec 3>typed
-for _ in $(seq 600); do grep -q '^ready$' out && break; sleep 0.1; done
-grep -q '^ready$' out || { kill "$pid"; fail "the host did not start"; }
-{
-  echo 'mark()'; sleep 0.3
-  echo 'mark()'; echo 'mark()'; echo 'print("same:", same())'; sleep 0.2
-  echo 'for i = 1, 3 do'; echo '  mark()'; echo 'end'; sleep 0.2
-  echo 'set("paused", true)'; sleep 0.2
-  echo 'mark()'; echo 'print("paused same:", same())'
-  echo 'set("paused", false)'; sleep 0.2
-  echo 'mark()'
-} >&3
+# wait_out LINE: until the host has printed LINE (a bounded poll: the bound is
+# a guard, never the synchronization)
+wait_out() {
+  for _ in $(seq 2400); do
+    grep -qx -- "$1" out && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  grep -qx -- "$1" out || { kill "$pid" 2>/dev/null; fail "no '$1' from the host"; }
+}
+typed() { printf '%s\n' "$@" >&3; }
+# each group of lines, then one that rank 0 answers: the next group is typed
+# once the answer is out, while the host loop runs at full speed meanwhile
+group() { typed "$@" "print('done $((++groups))')"; wait_out "done $groups"; }
+groups=0
+wait_out ready
+group 'mark()'
+group 'mark()' 'mark()' 'print("same:", same())'
+group 'for i = 1, 3 do' '  mark()' 'end'
+group 'set("paused", true)'
+group 'mark()' 'print("paused same:", same())' 'set("paused", false)'
+typed 'mark()'
 exec 3>&-
 status=0
 wait "$pid" || status=$?

@@ -1,4 +1,4 @@
-# ranks: 4
+# ranks: 4  quick: none
 # SPDX-License-Identifier: MIT
 # Ctrl-C in a real terminal (tmux) under the front end, as a nervous user
 # presses it: many rounds of {a spinning task, two Ctrl-C back to back, a

@@ -98,8 +98,8 @@ stop="$tmp/stop"
 type_text "mp.pool{sow = function(n) if not io.open('$stop') then return n end end, work = function(v) local t = mp.wtime() while mp.wtime() - t < 0.01 do end return v end, reap = function(n) if n % 50 == 0 then print('reaped ' .. n) end end}"
 keys Enter
 wait_screen "the progress line" grep -q '^mp\.pool: [0-9]* done'
-# (one screen for both greps: the first would eat the second's input)
-wait_screen "reap's output with the progress line" sh -c 's=$(cat); printf "%s\n" "$s" | grep -qx "reaped [0-9]*" && printf "%s\n" "$s" | grep -q "^mp\.pool: [0-9]* done"'
+wait_screen "reap's output with the progress line" \
+  awk '/^reaped [0-9]+$/ { r++ } /^mp\.pool: [0-9]* done/ { p = 1 } END { exit !(r >= 3 && p) }'
 touch "$stop"
 wait_prompt "after the pool"
 ! screen | grep -q 'mp\.pool: ' || term_fail "the progress line is still there"

@@ -1,4 +1,4 @@
-# ranks: 2 4 8
+# ranks: 2 4 8  quick: none  labels: netns
 # Across two hosts (see lib/netns.bash), how jobs end: in batch mode (-b) a
 # script that ends normally exits with status 0 (five times in a row: a rank
 # that leaves without MPI_Finalize must tell the process manager, or Hydra
@@ -8,7 +8,7 @@
 # (MPI_Finalize over UCX/TCP can hang: openucx/ucx#8738); a remote rank
 # killed by a signal ends the job with hydra's report and a failing status
 # (across hosts usually 255 with "EXIT CODE: 9" in the report; when the
-# local proxy sees the end first, as on one host, the signal number, 9). Skipped (SKIPPED printed, status 0)
+# local proxy sees the end first, as on one host, the signal number, 9). Skipped (SKIPPED printed, status 77)
 # where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}

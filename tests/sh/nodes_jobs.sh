@@ -1,4 +1,4 @@
-# ranks: 2 4
+# ranks: 2 4  quick: none  labels: netns
 # Across two hosts (network namespaces joined by a veth, UCX over TCP; see
 # lib/netns.bash), in one job: the ranks really are split over the hosts and
 # the bytes cross the link; messages of every kind, symmetric exchanges,
@@ -7,7 +7,7 @@
 # works; a remote rank spinning in pure Lua is stopped by a fault on the
 # other host. (How the job ends is nodes_batch's matter: a hang at exit after
 # the work is done is reported but does not fail this test.) Skipped
-# (SKIPPED printed, status 0) where namespaces cannot be made.
+# (SKIPPED printed, status 77) where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
 : "${MPLUA_TEST_DIR:?}"

@@ -1,4 +1,4 @@
-# ranks: 2 4
+# ranks: 2 4  quick: none  labels: netns
 # Across two hosts (see lib/netns.bash), reordering with the real machine:
 # mp.machine() has the two hosts as mpiexec placed the ranks (ranks 0 ..
 # ceil(N/2)-1 on host A, the others on B). Each rank sends 4000 bytes to the
@@ -8,7 +8,7 @@
 # traced again: the bytes that really crossed the hosts, counted by the
 # tracer by world rank, equal the report's before and after (4 ranks: all,
 # then none; 2 ranks: one per host, nothing better, the identity kept).
-# Skipped (SKIPPED printed, status 0) where namespaces cannot be made.
+# Skipped (SKIPPED printed, status 77) where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/netns.bash"

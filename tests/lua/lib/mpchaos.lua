@@ -85,8 +85,16 @@ local function run(p)
   maybe_fault(#p.steps + 1)
 end
 
--- Afterwards, every rank: nothing queued, and everyone agrees on the round.
+-- Afterwards, every rank: a message sent now around the ring is the next one
+-- its receiver gets (anything of the round before, delivered late, would come
+-- first: a sender's messages arrive in order), nothing else is queued then,
+-- and everyone agrees on the round.
 local function check(k)
+  local n = mp.size
+  mp.send((mp.rank + 1) % n, "after", k)
+  local what, got = mp.recv((mp.rank - 1) % n)
+  assert(what == "after" and got == k, ("rank %d: a stale message after round %d: %s %s"):format(
+    mp.rank, k, tostring(what), tostring(got)))
   assert(#mp.probe(0) == 0, "rank " .. mp.rank .. " has stale messages queued")
   assert(mp.handout(mp.rank == 0 and k or nil) == k, "handout disagrees")
   return mp.handin(k)

@@ -22,13 +22,18 @@ function X.seed(...)
   return s
 end
 
--- r(): a 64-bit integer; r(n): 0..n-1.
+-- r(): a 64-bit integer; r(n): 0..n-1. (sm64 inline: the harness draws
+-- millions of elements.)
 function X.rng(seed)
   local s = seed
   return function(n)
-    s = sm64(s)
-    if n then return (s >> 1) % n end
-    return s
+    local x = s + 0x9e3779b97f4a7c15
+    x = (x ~ (x >> 30)) * 0xbf58476d1ce4e5b9
+    x = (x ~ (x >> 27)) * 0x94d049bb133111eb
+    x = x ~ (x >> 31)
+    s = x
+    if n then return (x >> 1) % n end
+    return x
   end
 end
 

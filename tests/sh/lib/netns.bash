@@ -12,7 +12,7 @@
 # host). Ranks 0 .. ceil(N/2)-1 run on host A, the others on host B (the
 # "remote" host).
 #
-# Functions: nodes_up (or print SKIPPED and exit 0), nodes_run ARGS (mplua
+# Functions: nodes_up (or print SKIPPED and exit 77: ctest's skip), nodes_run ARGS (mplua
 # at N ranks across the hosts), nodes_pids NS (the mplua ranks in a
 # namespace), nodes_wait_exit (wait for a job, telling an exit hang apart),
 # nodes_fail MSG (report a failed job: MSG, $status, files out and err; exit 1).
@@ -25,7 +25,7 @@ NS_A="" NS_B="" _nodes_hosts_lines=""
 
 nodes_skip() {
   echo "SKIPPED: $* (this test runs across two network namespaces: it needs root and iproute2)"
-  exit 0
+  exit 77
 }
 
 _nodes_hosts_edit() { # add|del: our two lines in /etc/hosts, edited in place
@@ -84,9 +84,9 @@ _nodes_reap() {
 }
 
 nodes_up() {
+  trap 'nodes_down' EXIT
   [ "$(id -u)" = 0 ] || nodes_skip "not root"
   command -v ip >/dev/null || nodes_skip "no 'ip' command"
-  trap 'nodes_down' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
   trap 'exit 129' HUP
