@@ -16,7 +16,7 @@ N=${1:?usage: $0 RANKS}
 fail() { echo "FAIL ($N): $*" >&2; exit 1; }
 command -v luarocks >/dev/null || { echo "skipped ($N): no luarocks (Debian: luarocks)"; exit 77; }
 
-rock=$(cd "$src/scripts" && ls mplua-*.rockspec)
+rock=$(cd "$src/scripts" && ls mplua-*.rockspec 2>/dev/null) || fail "no scripts/mplua-*.rockspec"
 [ "$(echo "$rock" | wc -l)" = 1 ] || fail "more than one rockspec: $rock"
 proj=$(sed -n 's/^project(mplua VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
 case $rock in "mplua-$proj-"*.rockspec) ;; *) fail "$rock is not version $proj (project())" ;; esac
