@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # libmplua exports its API only: `nm -D --defined-only` shows exactly the
 # functions mplua.h declares with MPLUA_API (mplua_* and luaopen_*); what it
-# leaves undefined is Lua's API (the program's), MPI's and the C library's;
+# leaves undefined is Lua's API (the program's) or its libraries' (MPI, libc);
 # it needs no readline and no liblua (readelf -d), and neither does a C host
 # of it (ldd); mplua.h declares no prompt, front end or terminal function,
 # and carries project()'s version. The mplua program is the one that links
@@ -24,10 +24,14 @@ sed -nE 's/^MPLUA_API [^(]*[ *]((mplua|luaopen)_[A-Za-z0-9_]+)\(.*/\1/p' "$hdr" 
 [ -s declared ] || fail "no MPLUA_API declaration found in $hdr"
 cmp -s declared exported || { diff declared exported >&2; fail "exports differ from mplua.h's MPLUA_API (< header, > library)"; }
 
-# undefined: versioned (glibc), Lua's API, MPI's, and the toolchain's weak hooks
-nm -D --undefined-only "$lib" | awk '{ print $2 }' | grep -v '@' |
-  grep -vE '^(lua_|luaL_|P?MPIX?_|_ITM_|__gmon_start__$|__asan|__ubsan|__lsan|__sanitizer)' >undef || true
-[ ! -s undef ] || fail "libmplua.so needs symbols that are neither Lua's, MPI's nor libc's: $(tr '\n' ' ' <undef)"
+# what it leaves undefined is Lua's API or defined by a library it needs
+ldd "$lib" | awk '$3 ~ /^\// { print $3 }' | while read -r l; do
+  nm -D --defined-only "$l" | awk '{ print $3 }'
+done | sed 's/@.*//' | sort -u >provided
+nm -D --undefined-only "$lib" | awk '$1 == "U" { print $2 }' | sed 's/@.*//' | sort -u |
+  grep -vE '^(lua_|luaL_)' | comm -23 - provided >undef || true
+[ -s provided ] && [ ! -s undef ] ||
+  fail "libmplua.so needs symbols that are neither Lua's nor its libraries': $(tr '\n' ' ' <undef)"
 
 readelf -d "$lib" >dyn
 grep -q 'NEEDED.*readline' dyn && fail "libmplua.so links readline: $(grep NEEDED dyn | tr -s ' ')"
