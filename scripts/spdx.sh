@@ -3,7 +3,7 @@
 # Every source file names its license in its first 3 lines:
 #   /* SPDX-License-Identifier: MIT */     C (.c, .h, .h.in)
 #   -- SPDX-License-Identifier: MIT        Lua (.lua, .rockspec)
-#   # SPDX-License-Identifier: MIT         shell, CMake, pkg-config
+#   # SPDX-License-Identifier: MIT         shell, Python, CMake, pkg-config
 #   .\" SPDX-License-Identifier: MIT       man pages (roff)
 # After a first line that must stay first: a shebang, or a test's
 # `-- ranks:` / `# ranks:` line.
@@ -20,7 +20,7 @@ comment_for() {
   case $1 in
     *.c | *.h | *.h.in) echo "/* $TAG */" ;;
     *.lua | *.rockspec) echo "-- $TAG" ;;
-    *.sh | *.bash | *.cmake | *.cmake.in | */CMakeLists.txt | CMakeLists.txt | *.pc.in) echo "# $TAG" ;;
+    *.sh | *.bash | *.py | *.cmake | *.cmake.in | */CMakeLists.txt | CMakeLists.txt | *.pc.in) echo "# $TAG" ;;
     scripts/man/*.[1-9].in) echo ".\\\" $TAG" ;;
   esac
 }
