@@ -35,7 +35,7 @@
 
 #include "front.h"
 #include "front_proto.h"
-#include "mplua.h"
+#include "host.h"
 
 #define LAUNCHER_DEFAULT "mpiexec -n"
 #define FACE_FDS 8      /* descriptors a face may add to the loop's poll */

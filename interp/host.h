@@ -1,7 +1,8 @@
 /*
-** What the files of interp/ share among themselves: the host's policy that
-** is not part of the embedding API (mplua.h), and rank 0's side of the front
-** end (link.c). Nothing outside interp/ includes this.
+** What the files of the mplua program share among themselves (main.c, the
+** prompt in repl.c, rank 0's end of the front end in link.c, the front end
+** in front*.c): the prompt, the terminal and line editing, which live in
+** the program, never in the library (mplua.h is all it uses of that).
 */
 #ifndef MPLUA_HOST_H
 #define MPLUA_HOST_H
@@ -9,36 +10,27 @@
 #include <stddef.h>
 #include "lua.h"
 
-/* mplua.c: push the text of the error object at idx, as lua.c's message
-** handler makes it (a string, its __tostring, or "(error object is a
-** table value)"); never raises but for memory. Returns it. */
-const char *host_errmsg(lua_State *L, int idx);
-/* At the prompt, reports carry no program name (lua's doREPL). */
-void host_set_prompt(int on);
-/* A command starts: an interrupt still pending belonged to an earlier one. */
-void host_interrupt_clear(void);
+/* repl.c: rank 0's interactive prompt, reading stdin until end of input or
+** os.exit(). Returns the exit status. */
+int mplua_repl(lua_State *L);
 
-/* libdir.c: the directory of the Lua library (mplua/optim.lua, ...) next to the
-** installed (or built) files, or NULL; MPLUA_LIBDIR first when use_env. */
-const char *host_libdir(int use_env);
-/* Append DIR/?.lua to package.path (once). */
-void host_add_libdir(lua_State *L, int use_env);
+/* front.c: the front end. Start a job of nranks ranks running this
+** executable with argv's options (MPLUA_LAUNCHER, default "mpiexec -n", is
+** the command that starts it; the rank count, the program and the options
+** follow), own the terminal while it runs (line editing, history, one
+** ordered output, Ctrl-C as an interrupt), and return its exit status. No
+** Lua state, no MPI here. */
+int mplua_front(int nranks, int argc, char **argv);
 
-/* lines.c: every line of stdout leaves in one write (after MPI_Init, which
-** leaves stdout unbuffered); with MPLUA_LABELS=1, the lines of stdout and
-** stderr start with "[rank] ". Once per process; Lua's io.stdout and
-** io.stderr follow. */
-void host_lines(lua_State *L, int rank);
+/* link.c: rank 0, started by the front end (`mplua -n N`, which passes its
+** address in the environment variable MPLUA_FRONT): route stdin, stdout and
+** stderr through it, and the progress line. Returns 1 when attached, 0 when
+** there is no front end, -1 when it cannot be reached (message on stderr). */
+int mplua_attach(lua_State *L);
+/* Whether rank 0's input comes from a terminal: its own, or the front end's. */
+int mplua_stdin_tty(void);
 
-/* module.c: open the `mp` table for a state whose runtime runs (also what
-** luaopen_mp does once it has started one): mpb_open_mp plus mp.serve. */
-int host_open_mp(lua_State *L);
-
-/* serve.c: mplua_serve has been called on this state. */
-int host_served(lua_State *L);
-
-/* link.c: rank 0's end of the front end (front.c). Until link_attach has
-** succeeded, link_on() is 0 and the others do nothing. */
+/* Until mplua_attach has succeeded, link_on() is 0 and the others do nothing. */
 int link_on(void);
 /* The front end's stdin is a terminal (the banner and -i behave as lua's). */
 int link_tty(void);
@@ -46,8 +38,6 @@ int link_tty(void);
 void link_prompt(const char *prompt);
 /* A complete chunk typed at the prompt, for the front end's history. */
 void link_history(const char *chunk);
-/* The progress line (NULL: clear it). */
-void link_progress(const char *text);
 /* A marker of any kind (front_proto.h) in rank 0's stream. */
 void link_mark(char kind, const char *p, size_t n);
 /* While rank 0 waits for an answer, the front end's queries ('Q' frames)

@@ -100,7 +100,7 @@ static void send_result(lua_State *L, int n) {
 ** runtime's count of aborts, and its report says why. */
 static void send_error(lua_State *L, int status, int task) {
   cJSON *j = cJSON_CreateObject(), *tb = cJSON_CreateArray();
-  const char *text = host_errmsg(L, -1), *nl, *p;
+  const char *text = mplua_errmsg(L, -1), *nl, *p;
   const char *ename = status == LUA_ERRSYNTAX ? "SyntaxError" : task ? "TaskError" : "LuaError";
   if (strstr(text, "interrupted!") != NULL)
     ename = "Interrupted";
@@ -155,7 +155,7 @@ static void flush_workers(lua_State *L, const char *nonce, int out[2]) {
   lua_replace(L, -3);
   lua_pop(L, 1);
   lua_pushfstring(L, JUP_END "%s\a\n", nonce);
-  host_interrupt_clear();
+  mplua_interrupt_clear();
   if (lua_pcall(L, 2, 2, 0) == LUA_OK) {
     out[0] = (int)lua_tointeger(L, -2);
     out[1] = (int)lua_tointeger(L, -1);
@@ -213,7 +213,7 @@ static void run_cell(lua_State *L, const cJSON *req) {
   lua_settop(L, 0);
   status = load_cell(L, code, strlen(code), name);
   if (status == LUA_OK) {
-    host_interrupt_clear(); /* one pressed between cells belonged to none */
+    mplua_interrupt_clear(); /* one pressed between cells belonged to none */
     status = mplua_target(L) ? mplua_remote(L) : mplua_docall(L, 0, LUA_MULTRET);
   }
   fflush(stdout);
@@ -235,7 +235,7 @@ int jupyter_leader(lua_State *L) {
   /* stdout is the link: a cell's markers are small writes in a row, which
   ** must not wait for each other's acks (Nagle's algorithm) */
   setsockopt(STDOUT_FILENO, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  host_set_prompt(1); /* reports carry no program name */
+  mplua_set_interactive(L, 1); /* reports carry no program name */
   show_open(L, display_sink);
   link_on_query(show_serve_query, L);
   for (;;) {
@@ -252,6 +252,6 @@ int jupyter_leader(lua_State *L) {
       run_cell(L, req);
     cJSON_Delete(req);
   }
-  host_set_prompt(0);
+  mplua_set_interactive(L, 0);
   return 0;
 }

@@ -4,10 +4,12 @@
 ** installed tree can be moved and the build tree works uninstalled.
 **
 ** dladdr names the file holding this function: libmplua.so (the library,
-** or lib/lua/5.4/mp.so, a link to it, resolved first), or the executable of
-** a host that linked libmplua.a. The library lives in DIR/lib (installed) or
-** BUILD/lib (the build tree), the executable in DIR/bin: DIR/share/lua/5.4
-** follows in every case (the build tree links share/lua/5.4 to the sources).
+** or lib/lua/5.4/mp.so, a link to it, resolved first), mp.so itself (a
+** LuaRocks tree: DIR/lib/lua/5.4/mp.so), or the executable of a host that
+** linked libmplua.a. The library lives in DIR/lib or DIR/lib/<triplet>
+** (installed) or BUILD/lib (the build tree), the executable in DIR/bin:
+** DIR/share/lua/5.4 follows in every case (the build tree links
+** share/lua/5.4 to the sources).
 ** MPLUA_LIBDIR overrides it unless the host opted out of the environment.
 */
 #define _GNU_SOURCE /* dladdr */
@@ -18,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host.h"
+#include "embed.h"
 
 static int has_lib(const char *dir) {
   char probe[2 * PATH_MAX];
@@ -34,7 +36,8 @@ const char *host_libdir(int use_env) {
   char real[PATH_MAX];
   if (!dladdr((void *)host_libdir, &info) || !info.dli_fname || !realpath(info.dli_fname, real))
     return NULL;
-  static const char *const up[] = {"/../share/lua/5.4", "/../../../share/lua/5.4"};
+  static const char *const up[] = {"/../share/lua/5.4", "/../../share/lua/5.4",
+                                   "/../../../share/lua/5.4"};
   char *slash = strrchr(real, '/');
   if (!slash) return NULL;
   *slash = '\0';

@@ -26,8 +26,7 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "front_proto.h"
-#include "host.h"
+#include "embed.h"
 
 #define LINE_BUF (64 << 10) /* as much as hydra reads from a pipe at once */
 
@@ -41,6 +40,21 @@ static char label[24];
 static size_t label_len;
 static char outbuf[LINE_BUF]; /* stdout's buffer, for the life of the process */
 static FILE *out_f;           /* stdout once labelled */
+
+/* All of p to fd, in as few writes as it takes (one, for a pipe and a line
+** up to PIPE_BUF). */
+static int write_all(int fd, const char *p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
 
 /* The piece with a label before each line it starts, in one write. */
 static ssize_t labelled_write(void *cookie, const char *p, size_t n) {
@@ -63,7 +77,7 @@ static ssize_t labelled_write(void *cookie, const char *p, size_t n) {
     b[k++] = p[i];
     s->bol = p[i] == '\n';
   }
-  int rc = proto_write(s->fd, b, k);
+  int rc = write_all(s->fd, b, k);
   if (b != small)
     free(b);
   return rc == 0 ? (ssize_t)n : -1;

@@ -105,7 +105,9 @@ void link_on_query(link_queryfn fn, void *ud) {
   lk.query_ud = ud;
 }
 
-void link_progress(const char *text) {
+/* The runtime's progress line (mplua_set_progress), drawn by the front end. */
+static void progress(void *ud, const char *text) {
+  (void)ud;
   if (lk.on)
     mark('P', text ? text : "", text ? strlen(text) : 0, NULL, 0);
 }
@@ -393,6 +395,7 @@ int mplua_attach(lua_State *L) {
   dup2(fd, STDOUT_FILENO); /* one stream: the order of writes is kept */
   dup2(fd, STDERR_FILENO);
   lk.on = 1;
+  mplua_set_progress(L, progress, NULL);
   return 1;
 }
 

@@ -20,6 +20,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
+#include "host.h"
 #include "mplua.h"
 #ifdef MPLUA_JUPYTER
 #include "jupyter.h"

@@ -25,7 +25,7 @@
 
 #include "lauxlib.h"
 #include "adlib/lad.h"
-#include "host.h"
+#include "embed.h"
 #include "mp.h"
 #include "tasks/tasks.h"
 #include "mplua.h"
@@ -85,7 +85,7 @@ static void start(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, "mplua.module");
   host_add_libdir(L, 1);
   /* `ad` comes with mp, as in the mplua program */
-  luaL_requiref(L, "ad", luaopen_ad, 1);
+  luaL_requiref(L, "ad", lad_open, 1);
   lua_pop(L, 1);
 }
 

@@ -12,7 +12,7 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "adlib/lad.h"
-#include "host.h"
+#include "embed.h"
 #include "mp.h"
 #include "tasks/tasks.h"
 #include "mplua.h"
@@ -20,15 +20,43 @@
 /* The program's name in messages: argv[0] as given, as lua.c (Lua's own
 ** test suite checks it); none at the prompt, as in lua. */
 static char progname[4096] = "mplua";
-static int at_prompt;
 static unsigned opted_out; /* MPLUA_OUT_* of the open state */
 
-void host_set_prompt(int on) { at_prompt = on; }
+/* What the host chose for a state made by mplua_open* (a userdata in its
+** registry): none of it exists in a stock lua5.4 that loaded mp.so. */
+typedef struct policy {
+  int interactive;           /* mplua_set_interactive */
+  mplua_progressfn progress; /* mplua_set_progress */
+  void *progress_ud;
+} policy;
 
-/* Write an error message, with the program's name unless at the prompt. */
-static void message(const char *msg) {
+static const char POLICY_KEY = 0; /* its address keys the policy */
+
+static policy *get_policy(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &POLICY_KEY);
+  policy *p = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return p;
+}
+
+void mplua_set_interactive(lua_State *L, int on) {
+  policy *p = get_policy(L);
+  if (p) p->interactive = on;
+}
+
+void mplua_set_progress(lua_State *L, mplua_progressfn fn, void *ud) {
+  policy *p = get_policy(L);
+  if (p) {
+    p->progress = fn;
+    p->progress_ud = ud;
+  }
+}
+
+/* Write an error message, with the program's name unless interactive. */
+static void message(lua_State *L, const char *msg) {
+  const policy *p = get_policy(L);
   fflush(stdout);
-  if (at_prompt)
+  if (p && p->interactive)
     fprintf(stderr, "%s\n", msg);
   else
     fprintf(stderr, "%s: %s\n", progname, msg);
@@ -42,7 +70,7 @@ static int meta_tostring(lua_State *L) {
   return 0;
 }
 
-const char *host_errmsg(lua_State *L, int idx) {
+const char *mplua_errmsg(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) == LUA_TSTRING || lua_type(L, idx) == LUA_TNUMBER)
     return lua_pushstring(L, lua_tostring(L, idx));
@@ -93,13 +121,15 @@ static int leader_exit(lua_State *L) {
 }
 
 /* ------------------------------------------------- the host's decisions */
-/* The progress line: drawn by the front end when there is one (it keeps it
-** below the output), else on stderr when it is a terminal; erased when done. */
+/* The progress line: handed to the host's function when it set one (the
+** front end keeps it below the output), else drawn on stderr when it is a
+** terminal; erased when done. */
 static void show_progress(lua_State *L, const mpb_progress *p, void *ud) {
   char line[160];
   double rate = p->elapsed > 0 ? (double)p->done / p->elapsed : 0;
-  (void)L, (void)ud;
-  if (!link_on() && !isatty(STDERR_FILENO)) return;
+  const policy *pol = get_policy(L);
+  (void)ud;
+  if (!(pol && pol->progress) && !isatty(STDERR_FILENO)) return;
   if (p->final) {
     line[0] = '\0';
   } else if (p->total >= 0) {
@@ -111,8 +141,8 @@ static void show_progress(lua_State *L, const mpb_progress *p, void *ud) {
   } else {
     snprintf(line, sizeof line, "%s: %lld done, %.0f/s", p->what, (long long)p->done, rate);
   }
-  if (link_on()) {
-    link_progress(p->final ? NULL : line);
+  if (pol && pol->progress) {
+    pol->progress(pol->progress_ud, p->final ? NULL : line);
     return;
   }
   fprintf(stderr, "\r\033[K%s", line);
@@ -129,7 +159,7 @@ static void warn_stderr(lua_State *L, const char *msg, void *ud) {
 /* Batch mode: a fault ends the job after its report, whoever catches it. */
 static void batch_fault(lua_State *L, void *ud) {
   (void)ud;
-  message(host_errmsg(L, -1));
+  message(L, mplua_errmsg(L, -1));
   mpb_task_exit(mpb_get(L), 1);
   end_process(L, 1, 0);
 }
@@ -148,6 +178,9 @@ static int open_all(lua_State *L) {
     lua_pushboolean(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
   }
+  policy *pol = lua_newuserdatauv(L, sizeof *pol, 0);
+  memset(pol, 0, sizeof *pol);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &POLICY_KEY);
   luaL_openlibs(L);
   /* as lua.c: Lua 5.4's interpreter collects in generational mode, so a
   ** program runs under mplua with the collector it has under lua5.4 (and
@@ -162,7 +195,7 @@ static int open_all(lua_State *L) {
   if (!(c->out & MPLUA_OUT_STDIO)) /* ranks share mpiexec's pipe: keep lines whole */
     host_lines(L, mpb_get(L)->rank);
   luaL_requiref(L, "mp", luaopen_mp, 1);
-  luaL_requiref(L, "ad", luaopen_ad, 1);
+  luaL_requiref(L, "ad", lad_open, 1);
   lua_pop(L, 2);
   /* the Lua library (optimizers, samplers) is found without configuration */
   host_add_libdir(L, !(c->out & MPLUA_OUT_ENV));
@@ -241,7 +274,7 @@ void mplua_set_batch(lua_State *L, int on) {
 void mplua_report(lua_State *L, int status) {
   if (status != LUA_OK) {
     int top = lua_gettop(L);
-    message(host_errmsg(L, -1));
+    message(L, mplua_errmsg(L, -1));
     lua_settop(L, top - 1);
   }
 }
@@ -276,7 +309,7 @@ int mplua_run_all(lua_State *L, const char *file) {
 
 void mplua_interrupt(void) { mpb_interrupt(); }
 
-void host_interrupt_clear(void) { mpb_interrupt_clear(); }
+void mplua_interrupt_clear(void) { mpb_interrupt_clear(); }
 
 int mplua_target(lua_State *L) { return mpb_get(L)->connect; }
 

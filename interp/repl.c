@@ -407,7 +407,7 @@ static void print_results(lua_State *L) {
   lua_getglobal(L, "print");
   lua_insert(L, 1);
   if (lua_pcall(L, n, 0, 0) != LUA_OK) {
-    lua_pushfstring(L, "error calling 'print' (%s)", host_errmsg(L, -1));
+    lua_pushfstring(L, "error calling 'print' (%s)", mplua_errmsg(L, -1));
     mplua_report(L, LUA_ERRRUN);
   }
 }
@@ -438,7 +438,7 @@ static int repl_main(lua_State *L) {
     if (status == GOT_INTR) /* the reader has moved to a new line */
       continue;
     if (status == LUA_OK) { /* mp.connect routes chunks to another rank */
-      host_interrupt_clear();
+      mplua_interrupt_clear();
       status = mplua_target(L) ? mplua_remote(L) : mplua_docall(L, 0, LUA_MULTRET);
     }
     if (status == LUA_OK)
@@ -489,10 +489,10 @@ static void part_stderr(int saved) {
 int mplua_repl(lua_State *L) {
   int status;
   int saved_stderr = join_stderr();
-  host_set_prompt(1);
+  mplua_set_interactive(L, 1);
   lua_pushcfunction(L, repl_main);
   status = lua_pcall(L, 0, 1, 0);
-  host_set_prompt(0);
+  mplua_set_interactive(L, 0);
   part_stderr(saved_stderr);
   free(plain_buf);
   plain_buf = NULL;

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "lauxlib.h"
-#include "host.h"
+#include "embed.h"
 #include "tasks/tasks.h"
 #include "mplua.h"
 
@@ -159,7 +159,7 @@ static int load_chunk(lua_State *L, const char *text, size_t len) {
 ** error (a fault in a task, or an interrupt, ends the command only). */
 static void run_chunk(lua_State *L) {
   int base = lua_gettop(L);
-  host_interrupt_clear(); /* one pressed between commands belonged to none */
+  mplua_interrupt_clear(); /* one pressed between commands belonged to none */
   int status = mplua_docall(L, 0, LUA_MULTRET);
   if (status != LUA_OK) {
     mplua_report(L, status);

@@ -1,7 +1,7 @@
 /*
 ** The builtin modules, as a host opens them: start the runtime for a state
 ** (chan/chan.h: mpb_start), then open "mp" (mpb_open_mp, a lua_CFunction
-** that pushes the module table) and "ad" (adlib/lad.h: luaopen_ad). The
+** that pushes the module table) and "ad" (adlib/lad.h: lad_open). The
 ** host's own luaopen_mp (interp/) decides how a state without a runtime
 ** starts one.
 */

@@ -58,7 +58,7 @@ name_re='^[A-Za-z][A-Za-z0-9_ *]*[ *]((mpb|lad|luaopen|mplua|ad)_[A-Za-z0-9_]*)\
 defs=$(grep -nE "$name_re" -r --include='*.c' ad mpbuiltins interp | grep -vE ';\s*$' |
        grep -vE ':[0-9]+:(static|typedef)' |
        sed -E 's/^([^:]+):[0-9]+:[^(]*[ *]([A-Za-z0-9_]+)\(.*/\2 \1/')
-decls=$(grep -nE "$name_re" -r --include='*.h' ad mpbuiltins interp | grep -vE ':[0-9]+:(static|typedef)' |
+decls=$(grep -nE "$name_re" -r --include='*.h' --include='*.h.in' ad mpbuiltins interp | grep -vE ':[0-9]+:(static|typedef)' |
         sed -E 's/^([^:]+):[0-9]+:[^(]*[ *]([A-Za-z0-9_]+)\(.*/\2 \1/' | sort -u)
 declare -A defined
 while read -r fn c; do [ -n "$fn" ] && defined[$fn]+="$c "; done <<<"$defs"

@@ -1,6 +1,6 @@
 -- The mplua demo: mpiexec -n 4 build/mplua scripts/demo.lua (scripts/demo.sh)
+-- SPDX-License-Identifier: MIT
 print(("mplua demo: %d ranks, each running Lua"):format(mp.size))
-
 -- 1. Run a function on every rank; rank 0 gets its own results.
 local function greet() return ("rank %d of %d"):format(mp.rank, mp.size) end
 print("mp.exec ->", mp.exec(greet))

@@ -13,10 +13,12 @@ build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-de
 # Python's json module; libzmq3-dev, libcjson-dev, libssl-dev: the Jupyter
 # kernel (built when they are present); python3-jupyter-client,
 # jupyter-nbconvert, python3-nbclient: its tests (real clients);
-# python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI)
+# python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI);
+# dpkg-dev, man-db, luarocks: the packaging tests (cpack -G DEB with
+# dpkg-shlibdeps, man -l, luarocks make)
 tests=(lua5.4 libcriterion-dev tmux procps iproute2 clang libclang-rt-14-dev chromium python3
        libzmq3-dev libcjson-dev libssl-dev python3-jupyter-client jupyter-nbconvert python3-nbclient
-       python3-ipykernel python3-ipyparallel)
+       python3-ipykernel python3-ipyparallel dpkg-dev man-db luarocks)
 case "${1:-test}" in
   demo) pkgs=("${build[@]}") ;;
   test) pkgs=("${build[@]}" "${tests[@]}") ;;

@@ -1,7 +1,8 @@
 /*
 ** The ad module: its state, var handles and their metamethods, var/vars/
-** value, the C API of lad.h, and luaopen_ad. Math functions live in
-** lad_math.c, the gradient drivers in lad_drive.c.
+** value, the C API of lad.h, and lad_open (which the host exports as
+** luaopen_ad). Math functions live in lad_math.c, the gradient drivers in
+** lad_drive.c.
 **
 ** Handles. A scalar var is a light userdata (serial << 32 | index): creating
 ** one allocates nothing and collects nothing, which measured about 2x faster
@@ -494,7 +495,7 @@ static void set_nodiff(lua_State *L, int st, const char *mm, const char *what) {
   lua_setfield(L, -2, mm);
 }
 
-int luaopen_ad(lua_State *L) {
+int lad_open(lua_State *L) {
   lad_state *S = lad_getstate(L);
   if (!S) {
     /* inert first: the tape owns nothing until it records */

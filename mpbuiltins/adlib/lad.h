@@ -19,9 +19,9 @@
 #define LAD_VEC_MT "ad.Vec"
 
 /* Opens the module: returns the `ad` table (1 result). */
-int luaopen_ad(lua_State *L);
+int lad_open(lua_State *L);
 
-/* The tape of L's ad module (NULL if luaopen_ad has not run). */
+/* The tape of L's ad module (NULL if lad_open has not run). */
 ad_tape *lad_tape(lua_State *L);
 
 /* 1 if the value at idx is a live scalar var (on the current tape, its
