@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** What each elementwise function of ad_dist.h is made of (internal to the
+** ad/ core): its element function (value, gradient, and the Hessian when h
+** is not NULL), a loop over elements specialized for it (the element
+** function inlined, strided arguments, partials to per-element slots or
+** accumulated for scalars: the fast path ad_dist records with), and its
+** rules: which arguments are data, which have no second derivatives, what
+** its counts must be. A family file defines each with AD_DIST_DEFINE; the
+** table in ad_dist_table.c collects them by the AD_DIST_OPS list.
+*/
+#ifndef AD_DIST_IMPL_H
+#define AD_DIST_IMPL_H
+
+#include <stddef.h>
+#include "ad_dist.h"
+
+typedef void (*ad_dist_elem_fn)(const double *x, double *f, double *g, double *h);
+/* sum_i f(p[0][i s[0]], ...): per-element partials of argument k to pv[k][i]
+** when pv[k], else summed into acc[k]. */
+typedef double (*ad_dist_loop_fn)(const double *const *p, const size_t *s, size_t n,
+                                  double *const *pv, double *acc);
+
+enum { AD_DF_FUNC = 1 }; /* an elementwise function, not a density: no summed form */
+
+typedef struct ad_dist_impl {
+  ad_dist_elem_fn elem;
+  ad_dist_loop_fn loop;
+  unsigned char data;     /* bit k: argument k must be data */
+  unsigned char nosecond; /* bit k: no second derivatives in argument k */
+  unsigned char counts;   /* AD_CNT_* */
+  unsigned char flags;    /* AD_DF_* */
+} ad_dist_impl;
+
+const ad_dist_impl *ad_dist_get(int dist);
+
+#define AD_DIST_DEFINE(ENUM, fn, nargs, data, nosecond, counts, flags)                     \
+  static double fn##_loop(const double *const *p, const size_t *s, size_t n,               \
+                          double *const *pv, double *acc) {                               \
+    double lp = 0, a[4] = {0, 0, 0, 0};                                                    \
+    for (size_t i = 0; i < n; i++) {                                                       \
+      double x[4], g[4], f;                                                                \
+      for (int k = 0; k < (nargs); k++) x[k] = p[k][i * s[k]];                              \
+      fn(x, &f, g, NULL);                                                                  \
+      lp += f;                                                                             \
+      for (int k = 0; k < (nargs); k++) {                                                  \
+        if (pv[k]) pv[k][i] = g[k];                                                        \
+        else a[k] += g[k];                                                                 \
+      }                                                                                    \
+    }                                                                                      \
+    for (int k = 0; k < (nargs); k++) acc[k] = a[k];                                       \
+    return lp;                                                                             \
+  }                                                                                        \
+  const ad_dist_impl ad_dist_impl_##ENUM = {fn, fn##_loop, data, nosecond, counts, flags};
+
+/* argument bits */
+#define AD_A0 1u
+#define AD_A1 2u
+#define AD_A2 4u
+#define AD_A3 8u
+
+#endif
