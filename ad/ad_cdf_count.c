@@ -19,8 +19,8 @@ static inline void poisson(int upper, const double *x, double *f, double *g) {
   *f = ad_log_gamma_inc(x[0] + 1, x[1], !upper, NULL, &dl);
   g[0] = 0; g[1] = dl;
 }
-static inline void el_poisson_lcdf(const double *x, double *f, double *g, double *h) { (void)h; poisson(0, x, f, g); }
-static inline void el_poisson_lccdf(const double *x, double *f, double *g, double *h) { (void)h; poisson(1, x, f, g); }
+AD_ELEM void el_poisson_lcdf(const double *x, double *f, double *g, double *h) { (void)h; poisson(0, x, f, g); }
+AD_ELEM void el_poisson_lccdf(const double *x, double *f, double *g, double *h) { (void)h; poisson(1, x, f, g); }
 AD_DIST_DEFINE(POISSON_LCDF, el_poisson_lcdf, 2, AD_A0, AD_A1, AD_CNT_NONNEG, 0)
 AD_DIST_DEFINE(POISSON_LCCDF, el_poisson_lccdf, 2, AD_A0, AD_A1, AD_CNT_NONNEG, 0)
 
@@ -31,8 +31,8 @@ static inline void binomial(int upper, const double *x, double *f, double *g) {
   ad_log_inc_beta(upper, 1 - x[2], N - n, n + 1, f, &gy, &ga, &gb);
   g[0] = g[1] = 0; g[2] = -gy;
 }
-static inline void el_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; binomial(0, x, f, g); }
-static inline void el_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; binomial(1, x, f, g); }
+AD_ELEM void el_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; binomial(0, x, f, g); }
+AD_ELEM void el_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; binomial(1, x, f, g); }
 AD_DIST_DEFINE(BINOMIAL_LCDF, el_binomial_lcdf, 3, AD_A0 | AD_A1, AD_A2, AD_CNT_BOUNDED, 0)
 AD_DIST_DEFINE(BINOMIAL_LCCDF, el_binomial_lccdf, 3, AD_A0 | AD_A1, AD_A2, AD_CNT_BOUNDED, 0)
 
@@ -49,8 +49,8 @@ static inline void bernoulli(int upper, const double *x, double *f, double *g, d
   }
   if (h) h[5] = -g[1] * g[1];
 }
-static inline void el_bernoulli_lcdf(const double *x, double *f, double *g, double *h) { bernoulli(0, x, f, g, h); }
-static inline void el_bernoulli_lccdf(const double *x, double *f, double *g, double *h) { bernoulli(1, x, f, g, h); }
+AD_ELEM void el_bernoulli_lcdf(const double *x, double *f, double *g, double *h) { bernoulli(0, x, f, g, h); }
+AD_ELEM void el_bernoulli_lccdf(const double *x, double *f, double *g, double *h) { bernoulli(1, x, f, g, h); }
 AD_DIST_DEFINE(BERNOULLI_LCDF, el_bernoulli_lcdf, 2, AD_A0, 0, AD_CNT_BINARY, 0)
 AD_DIST_DEFINE(BERNOULLI_LCCDF, el_bernoulli_lccdf, 2, AD_A0, 0, AD_CNT_BINARY, 0)
 
@@ -60,8 +60,8 @@ static inline void neg_binomial(int upper, const double *x, double *f, double *g
   ad_log_inc_beta(upper, b / q, a, x[0] + 1, f, &gp, &ga, &gb);
   g[0] = 0; g[1] = ga; g[2] = gp / (q * q);
 }
-static inline void el_neg_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial(0, x, f, g); }
-static inline void el_neg_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial(1, x, f, g); }
+AD_ELEM void el_neg_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial(0, x, f, g); }
+AD_ELEM void el_neg_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial(1, x, f, g); }
 AD_DIST_DEFINE(NEG_BINOMIAL_LCDF, el_neg_binomial_lcdf, 3, AD_A0, AD_A1 | AD_A2, AD_CNT_NONNEG, 0)
 AD_DIST_DEFINE(NEG_BINOMIAL_LCCDF, el_neg_binomial_lccdf, 3, AD_A0, AD_A1 | AD_A2, AD_CNT_NONNEG, 0)
 
@@ -71,8 +71,8 @@ static inline void neg_binomial_2(int upper, const double *x, double *f, double 
   ad_log_inc_beta(upper, phi / s, phi, x[0] + 1, f, &gp, &ga, &gb);
   g[0] = 0; g[1] = -gp * phi / (s * s); g[2] = ga + gp * mu / (s * s);
 }
-static inline void el_neg_binomial_2_lcdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial_2(0, x, f, g); }
-static inline void el_neg_binomial_2_lccdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial_2(1, x, f, g); }
+AD_ELEM void el_neg_binomial_2_lcdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial_2(0, x, f, g); }
+AD_ELEM void el_neg_binomial_2_lccdf(const double *x, double *f, double *g, double *h) { (void)h; neg_binomial_2(1, x, f, g); }
 AD_DIST_DEFINE(NEG_BINOMIAL_2_LCDF, el_neg_binomial_2_lcdf, 3, AD_A0, AD_A1 | AD_A2, AD_CNT_NONNEG, 0)
 AD_DIST_DEFINE(NEG_BINOMIAL_2_LCCDF, el_neg_binomial_2_lccdf, 3, AD_A0, AD_A1 | AD_A2, AD_CNT_NONNEG, 0)
 
@@ -99,7 +99,7 @@ static inline void beta_binomial(int upper, const double *x, double *f, double *
   *f = m + log(s);
   g[0] = g[1] = 0; g[2] = sa / s; g[3] = sb / s;
 }
-static inline void el_beta_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; beta_binomial(0, x, f, g); }
-static inline void el_beta_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; beta_binomial(1, x, f, g); }
+AD_ELEM void el_beta_binomial_lcdf(const double *x, double *f, double *g, double *h) { (void)h; beta_binomial(0, x, f, g); }
+AD_ELEM void el_beta_binomial_lccdf(const double *x, double *f, double *g, double *h) { (void)h; beta_binomial(1, x, f, g); }
 AD_DIST_DEFINE(BETA_BINOMIAL_LCDF, el_beta_binomial_lcdf, 4, AD_A0 | AD_A1, AD_A2 | AD_A3, AD_CNT_BOUNDED, 0)
 AD_DIST_DEFINE(BETA_BINOMIAL_LCCDF, el_beta_binomial_lccdf, 4, AD_A0 | AD_A1, AD_A2 | AD_A3, AD_CNT_BOUNDED, 0)

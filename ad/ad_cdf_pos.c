@@ -19,11 +19,11 @@ static void outside(double v, int nargs, double *f, double *g, double *h) {
 }
 
 /* exponential: F = 1 - e^(-beta y) */
-static inline void el_exponential_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_exponential_lcdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(-INFINITY, 2, f, g, h);
   jet_out(jet_log1m_exp(jet_neg(jet_mul(jet_var(x[0], 0), jet_var(x[1], 1)))), f, g, h);
 }
-static inline void el_exponential_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_exponential_lccdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(0, 2, f, g, h);
   jet_out(jet_neg(jet_mul(jet_var(x[0], 0), jet_var(x[1], 1))), f, g, h);
 }
@@ -37,11 +37,11 @@ static inline ad_jet power_ratio(const double *x, double sgn) {
 }
 
 /* weibull: F = 1 - exp(-(y/sigma)^alpha) */
-static inline void el_weibull_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_weibull_lcdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(-INFINITY, 3, f, g, h);
   jet_out(jet_log1m_exp(jet_neg(power_ratio(x, 1))), f, g, h);
 }
-static inline void el_weibull_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_weibull_lccdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(0, 3, f, g, h);
   jet_out(jet_neg(power_ratio(x, 1)), f, g, h);
 }
@@ -49,11 +49,11 @@ AD_DIST_DEFINE(WEIBULL_LCDF, el_weibull_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(WEIBULL_LCCDF, el_weibull_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* frechet: F = exp(-(y/sigma)^-alpha) */
-static inline void el_frechet_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_frechet_lcdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(-INFINITY, 3, f, g, h);
   jet_out(jet_neg(power_ratio(x, -1)), f, g, h);
 }
-static inline void el_frechet_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_frechet_lccdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= 0) return outside(0, 3, f, g, h);
   jet_out(jet_log1m_exp(jet_neg(power_ratio(x, -1))), f, g, h);
 }
@@ -65,11 +65,11 @@ static inline ad_jet pareto_lccdf(const double *x) {
   ad_jet lr = jet_sub(jet_log(jet_var(x[1], 1)), jet_log(jet_var(x[0], 0)));
   return jet_mul(jet_var(x[2], 2), lr);
 }
-static inline void el_pareto_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_pareto_lcdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= x[1]) return outside(-INFINITY, 3, f, g, h);
   jet_out(jet_log1m_exp(pareto_lccdf(x)), f, g, h);
 }
-static inline void el_pareto_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_pareto_lccdf(const double *x, double *f, double *g, double *h) {
   if (x[0] <= x[1]) return outside(0, 3, f, g, h);
   jet_out(pareto_lccdf(x), f, g, h);
 }
@@ -84,8 +84,8 @@ static inline void uniform(int upper, const double *x, double *f, double *g, dou
   ad_jet num = upper ? jet_sub(B, Y) : jet_sub(Y, A);
   jet_out(jet_sub(jet_log(num), jet_log(jet_sub(B, A))), f, g, h);
 }
-static inline void el_uniform_lcdf(const double *x, double *f, double *g, double *h) { uniform(0, x, f, g, h); }
-static inline void el_uniform_lccdf(const double *x, double *f, double *g, double *h) { uniform(1, x, f, g, h); }
+AD_ELEM void el_uniform_lcdf(const double *x, double *f, double *g, double *h) { uniform(0, x, f, g, h); }
+AD_ELEM void el_uniform_lccdf(const double *x, double *f, double *g, double *h) { uniform(1, x, f, g, h); }
 AD_DIST_DEFINE(UNIFORM_LCDF, el_uniform_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(UNIFORM_LCCDF, el_uniform_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -101,8 +101,8 @@ static inline void gamma_cdf(int upper, const double *x, double *f, double *g) {
   *f = gamma_inc(upper, x[1], x[2] * x[0], &da, &dz);
   g[0] = dz * x[2]; g[1] = da; g[2] = dz * x[0];
 }
-static inline void el_gamma_lcdf(const double *x, double *f, double *g, double *h) { (void)h; gamma_cdf(0, x, f, g); }
-static inline void el_gamma_lccdf(const double *x, double *f, double *g, double *h) { (void)h; gamma_cdf(1, x, f, g); }
+AD_ELEM void el_gamma_lcdf(const double *x, double *f, double *g, double *h) { (void)h; gamma_cdf(0, x, f, g); }
+AD_ELEM void el_gamma_lccdf(const double *x, double *f, double *g, double *h) { (void)h; gamma_cdf(1, x, f, g); }
 AD_DIST_DEFINE(GAMMA_LCDF, el_gamma_lcdf, 3, 0, ALL3, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(GAMMA_LCCDF, el_gamma_lccdf, 3, 0, ALL3, AD_CNT_NONE, 0)
 
@@ -113,8 +113,8 @@ static inline void inv_gamma_cdf(int upper, const double *x, double *f, double *
   *f = gamma_inc(!upper, x[1], x[2] / y, &da, &dz);
   g[0] = -dz * x[2] / (y * y); g[1] = da; g[2] = dz / y;
 }
-static inline void el_inv_gamma_lcdf(const double *x, double *f, double *g, double *h) { (void)h; inv_gamma_cdf(0, x, f, g); }
-static inline void el_inv_gamma_lccdf(const double *x, double *f, double *g, double *h) { (void)h; inv_gamma_cdf(1, x, f, g); }
+AD_ELEM void el_inv_gamma_lcdf(const double *x, double *f, double *g, double *h) { (void)h; inv_gamma_cdf(0, x, f, g); }
+AD_ELEM void el_inv_gamma_lccdf(const double *x, double *f, double *g, double *h) { (void)h; inv_gamma_cdf(1, x, f, g); }
 AD_DIST_DEFINE(INV_GAMMA_LCDF, el_inv_gamma_lcdf, 3, 0, ALL3, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(INV_GAMMA_LCCDF, el_inv_gamma_lccdf, 3, 0, ALL3, AD_CNT_NONE, 0)
 
@@ -125,20 +125,20 @@ static inline void chi_square_cdf(int upper, int inv, const double *x, double *f
   *f = gamma_inc(inv ? !upper : upper, 0.5 * x[1], inv ? 0.5 / y : 0.5 * y, &da, &dz);
   g[0] = inv ? -0.5 * dz / (y * y) : 0.5 * dz; g[1] = 0.5 * da;
 }
-static inline void el_chi_square_lcdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(0, 0, x, f, g); }
-static inline void el_chi_square_lccdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(1, 0, x, f, g); }
-static inline void el_inv_chi_square_lcdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(0, 1, x, f, g); }
-static inline void el_inv_chi_square_lccdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(1, 1, x, f, g); }
+AD_ELEM void el_chi_square_lcdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(0, 0, x, f, g); }
+AD_ELEM void el_chi_square_lccdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(1, 0, x, f, g); }
+AD_ELEM void el_inv_chi_square_lcdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(0, 1, x, f, g); }
+AD_ELEM void el_inv_chi_square_lccdf(const double *x, double *f, double *g, double *h) { (void)h; chi_square_cdf(1, 1, x, f, g); }
 AD_DIST_DEFINE(CHI_SQUARE_LCDF, el_chi_square_lcdf, 2, 0, AD_A0 | AD_A1, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(CHI_SQUARE_LCCDF, el_chi_square_lccdf, 2, 0, AD_A0 | AD_A1, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(INV_CHI_SQUARE_LCDF, el_inv_chi_square_lcdf, 2, 0, AD_A0 | AD_A1, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(INV_CHI_SQUARE_LCCDF, el_inv_chi_square_lccdf, 2, 0, AD_A0 | AD_A1, AD_CNT_NONE, 0)
 
-static inline void el_beta_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_beta_lcdf(const double *x, double *f, double *g, double *h) {
   (void)h;
   ad_log_inc_beta(0, x[0], x[1], x[2], f, &g[0], &g[1], &g[2]);
 }
-static inline void el_beta_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_beta_lccdf(const double *x, double *f, double *g, double *h) {
   (void)h;
   ad_log_inc_beta(1, x[0], x[1], x[2], f, &g[0], &g[1], &g[2]);
 }
@@ -152,7 +152,7 @@ static inline void beta_proportion(int upper, const double *x, double *f, double
   g[1] = k * (ga - gb);
   g[2] = mu * ga + (1 - mu) * gb;
 }
-static inline void el_beta_proportion_lcdf(const double *x, double *f, double *g, double *h) { (void)h; beta_proportion(0, x, f, g); }
-static inline void el_beta_proportion_lccdf(const double *x, double *f, double *g, double *h) { (void)h; beta_proportion(1, x, f, g); }
+AD_ELEM void el_beta_proportion_lcdf(const double *x, double *f, double *g, double *h) { (void)h; beta_proportion(0, x, f, g); }
+AD_ELEM void el_beta_proportion_lccdf(const double *x, double *f, double *g, double *h) { (void)h; beta_proportion(1, x, f, g); }
 AD_DIST_DEFINE(BETA_PROPORTION_LCDF, el_beta_proportion_lcdf, 3, 0, ALL3, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(BETA_PROPORTION_LCCDF, el_beta_proportion_lccdf, 3, 0, ALL3, AD_CNT_NONE, 0)

@@ -27,19 +27,19 @@ static inline void lcdf_normal(double sgn, const double *x, double *f, double *g
   for (int k = 0; k < 3; k++)
     for (int l = 0; l < 3; l++) H(k, l) = r2 * wa[k] * wa[l] + r * wab[k][l];
 }
-static inline void el_normal_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_normal_lcdf(const double *x, double *f, double *g, double *h) {
   lcdf_normal(1, x, f, g, h);
 }
-static inline void el_normal_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_normal_lccdf(const double *x, double *f, double *g, double *h) {
   lcdf_normal(-1, x, f, g, h);
 }
 AD_DIST_DEFINE(NORMAL_LCDF, el_normal_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(NORMAL_LCCDF, el_normal_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
-static inline void el_std_normal_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_std_normal_lcdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_log_Phi(jet_var(x[0], 0)), f, g, h);
 }
-static inline void el_std_normal_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_std_normal_lccdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_log_Phi(jet_neg(jet_var(x[0], 0))), f, g, h);
 }
 AD_DIST_DEFINE(STD_NORMAL_LCDF, el_std_normal_lcdf, 1, 0, 0, AD_CNT_NONE, 0)
@@ -47,7 +47,7 @@ AD_DIST_DEFINE(STD_NORMAL_LCCDF, el_std_normal_lccdf, 1, 0, 0, AD_CNT_NONE, 0)
 
 /* student_t_lccdf(y | nu, mu, s) = log P(T > t), t = (y - mu)/s:
 ** P(T > t) = I_x(nu/2, 1/2) / 2 for t >= 0 (1 minus that below), x = nu/(nu+t^2). */
-static inline void el_student_t_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_student_t_lccdf(const double *x, double *f, double *g, double *h) {
   double nu = x[1], s = x[3], t = (x[0] - x[2]) / s, a = 0.5 * nu;
   double lS, dt, dnu, q = nu + t * t;
   if (t == 0) {
@@ -80,7 +80,7 @@ static inline void el_student_t_lccdf(const double *x, double *f, double *g, dou
 AD_DIST_DEFINE(STUDENT_T_LCCDF, el_student_t_lccdf, 4, 0, AD_A1, AD_CNT_NONE, 0)
 
 /* P(T <= t) = P(T > -t): the lccdf at (-y, nu, -mu, s), signs flipped back */
-static inline void el_student_t_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_student_t_lcdf(const double *x, double *f, double *g, double *h) {
   static const double sg[4] = {-1, 1, -1, 1};
   double y[4] = {-x[0], x[1], -x[2], x[3]};
   el_student_t_lccdf(y, f, g, h);
@@ -104,8 +104,8 @@ static inline void cauchy(double sgn, const double *x, double *f, double *g, dou
   ad_jet F = jet_chain(z, atan2(1, -z.v) / PI, 1 / (PI * q), -2 * z.v / (PI * q * q));
   jet_out(jet_log(F), f, g, h);
 }
-static inline void el_cauchy_lcdf(const double *x, double *f, double *g, double *h) { cauchy(1, x, f, g, h); }
-static inline void el_cauchy_lccdf(const double *x, double *f, double *g, double *h) { cauchy(-1, x, f, g, h); }
+AD_ELEM void el_cauchy_lcdf(const double *x, double *f, double *g, double *h) { cauchy(1, x, f, g, h); }
+AD_ELEM void el_cauchy_lccdf(const double *x, double *f, double *g, double *h) { cauchy(-1, x, f, g, h); }
 AD_DIST_DEFINE(CAUCHY_LCDF, el_cauchy_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(CAUCHY_LCCDF, el_cauchy_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -115,26 +115,26 @@ static inline void dexp(double sgn, const double *x, double *f, double *g, doubl
   ad_jet r = z.v < 0 ? jet_addc(z, -LN2) : jet_log1p(jet_scale(jet_exp(jet_neg(z)), -0.5));
   jet_out(r, f, g, h);
 }
-static inline void el_dexp_lcdf(const double *x, double *f, double *g, double *h) { dexp(1, x, f, g, h); }
-static inline void el_dexp_lccdf(const double *x, double *f, double *g, double *h) { dexp(-1, x, f, g, h); }
+AD_ELEM void el_dexp_lcdf(const double *x, double *f, double *g, double *h) { dexp(1, x, f, g, h); }
+AD_ELEM void el_dexp_lccdf(const double *x, double *f, double *g, double *h) { dexp(-1, x, f, g, h); }
 AD_DIST_DEFINE(DOUBLE_EXPONENTIAL_LCDF, el_dexp_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(DOUBLE_EXPONENTIAL_LCCDF, el_dexp_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* logistic: log inv_logit(+-z) */
-static inline void el_logistic_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_logistic_lcdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_log_inv_logit(jet_zs(x, 1)), f, g, h);
 }
-static inline void el_logistic_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_logistic_lccdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_log_inv_logit(jet_zs(x, -1)), f, g, h);
 }
 AD_DIST_DEFINE(LOGISTIC_LCDF, el_logistic_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(LOGISTIC_LCCDF, el_logistic_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* gumbel: F = exp(-exp(-z)) */
-static inline void el_gumbel_lcdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_gumbel_lcdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_neg(jet_exp(jet_zs(x, -1))), f, g, h);
 }
-static inline void el_gumbel_lccdf(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_gumbel_lccdf(const double *x, double *f, double *g, double *h) {
   jet_out(jet_log1m_exp(jet_neg(jet_exp(jet_zs(x, -1)))), f, g, h);
 }
 AD_DIST_DEFINE(GUMBEL_LCDF, el_gumbel_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
@@ -151,7 +151,7 @@ static inline void lognormal(double sgn, const double *x, double *f, double *g, 
   }
   jet_out(jet_log_Phi(sgn < 0 ? jet_neg(z) : z), f, g, h);
 }
-static inline void el_lognormal_lcdf(const double *x, double *f, double *g, double *h) { lognormal(1, x, f, g, h); }
-static inline void el_lognormal_lccdf(const double *x, double *f, double *g, double *h) { lognormal(-1, x, f, g, h); }
+AD_ELEM void el_lognormal_lcdf(const double *x, double *f, double *g, double *h) { lognormal(1, x, f, g, h); }
+AD_ELEM void el_lognormal_lccdf(const double *x, double *f, double *g, double *h) { lognormal(-1, x, f, g, h); }
 AD_DIST_DEFINE(LOGNORMAL_LCDF, el_lognormal_lcdf, 3, 0, 0, AD_CNT_NONE, 0)
 AD_DIST_DEFINE(LOGNORMAL_LCCDF, el_lognormal_lccdf, 3, 0, 0, AD_CNT_NONE, 0)

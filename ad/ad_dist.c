@@ -112,8 +112,19 @@ int ad_dist(ad_tape *t, int dist, const ad_arg *args, double *value, ad_idx *y,
   } else {
     const double *p[4];
     size_t s[4];
-    for (int k = 0; k < nargs; k++) p[k] = vals(t, &args[k], &s[k]);
-    lp = ad_dist_get(dist)->loop(p, s, n, pv, acc);
+    int one = !ad_arg_isvar(&args[0]); /* a data outcome, scalar parameters */
+    for (int k = 0; k < nargs; k++) {
+      p[k] = vals(t, &args[k], &s[k]);
+      if (k > 0 && s[k]) one = 0;
+    }
+    const ad_dist_impl *im = ad_dist_get(dist);
+    if (one) {
+      double par[4] = {0, 0, 0, 0};
+      for (int k = 1; k < nargs; k++) par[k] = p[k][0];
+      lp = im->loop1(p[0], par, n, acc);
+    } else {
+      lp = im->loop(p, s, n, pv, acc);
+    }
   }
   *value = lp;
   if (!anyvar) return 0;

@@ -16,7 +16,7 @@ static void sym(double *h, int n) {
 }
 
 /* n log lambda - lambda - lgamma(n + 1) (0 log 0 = 0) */
-static inline void el_poisson(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_poisson(const double *x, double *f, double *g, double *h) {
   double n = x[0], lam = x[1];
   *f = (n == 0 ? 0 : n * log(lam)) - lam - lgamma(n + 1);
   g[0] = 0; g[1] = n / lam - 1;
@@ -26,7 +26,7 @@ static inline void el_poisson(const double *x, double *f, double *g, double *h) 
 }
 AD_DIST_DEFINE(POISSON, el_poisson, 2, AD_A0, 0, AD_CNT_NONNEG, 0)
 
-static inline void el_poisson_log(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_poisson_log(const double *x, double *f, double *g, double *h) {
   double n = x[0], a = x[1], ea = exp(a);
   *f = (n == 0 && a == -INFINITY) ? 0 : n * a - ea - lgamma(n + 1);
   g[0] = 0; g[1] = n - ea;
@@ -37,7 +37,7 @@ static inline void el_poisson_log(const double *x, double *f, double *g, double 
 AD_DIST_DEFINE(POISSON_LOG, el_poisson_log, 2, AD_A0, 0, AD_CNT_NONNEG, 0)
 
 /* lchoose(N, n) + n log theta + (N - n) log(1 - theta) */
-static inline void el_binomial(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_binomial(const double *x, double *f, double *g, double *h) {
   double n = x[0], N = x[1], th = x[2], m = N - n;
   *f = ad_lchoose(N, n) + (n == 0 ? 0 : n * log(th)) + (m == 0 ? 0 : m * log1p(-th));
   g[0] = g[1] = 0;
@@ -48,7 +48,7 @@ static inline void el_binomial(const double *x, double *f, double *g, double *h)
 }
 AD_DIST_DEFINE(BINOMIAL, el_binomial, 3, AD_A0 | AD_A1, 0, AD_CNT_BOUNDED, 0)
 
-static inline void el_binomial_logit(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_binomial_logit(const double *x, double *f, double *g, double *h) {
   double n = x[0], N = x[1], a = x[2], p = ad_inv_logit(a);
   *f = ad_lchoose(N, n) + n * a - N * ad_log1p_exp(a);
   g[0] = 0; g[1] = 0; g[2] = n - N * p;
@@ -58,7 +58,7 @@ static inline void el_binomial_logit(const double *x, double *f, double *g, doub
 }
 AD_DIST_DEFINE(BINOMIAL_LOGIT, el_binomial_logit, 3, AD_A0 | AD_A1, 0, AD_CNT_BOUNDED, 0)
 
-static inline void el_bernoulli(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_bernoulli(const double *x, double *f, double *g, double *h) {
   double n = x[0], th = x[1];
   *f = n == 1 ? log(th) : log1p(-th);
   g[0] = 0; g[1] = n == 1 ? 1 / th : -1 / (1 - th);
@@ -68,7 +68,7 @@ static inline void el_bernoulli(const double *x, double *f, double *g, double *h
 }
 AD_DIST_DEFINE(BERNOULLI, el_bernoulli, 2, AD_A0, 0, AD_CNT_BINARY, 0)
 
-static inline void el_bernoulli_logit(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_bernoulli_logit(const double *x, double *f, double *g, double *h) {
   double n = x[0], a = x[1], p = ad_inv_logit(a);
   *f = n * a - ad_log1p_exp(a);
   g[0] = 0; g[1] = n - p;
@@ -91,7 +91,7 @@ static double lgamma_ratio(double n, double phi) {
 
 /* neg_binomial(n | alpha, beta): lgamma(n + alpha) - lgamma(n + 1) - lgamma(alpha)
 ** + alpha log beta - (alpha + n) log(1 + beta) */
-static inline void el_neg_binomial(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_neg_binomial(const double *x, double *f, double *g, double *h) {
   double n = x[0], a = x[1], b = x[2], l1b = log1p(b);
   *f = lgamma_ratio(n, a) - lgamma(n + 1) + a * log(b) - (a + n) * l1b;
   g[0] = 0;
@@ -109,7 +109,7 @@ AD_DIST_DEFINE(NEG_BINOMIAL, el_neg_binomial, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 /* neg_binomial_2_log(n | eta, phi), mean mu = e^eta:
 ** lgamma(n+phi) - lgamma(n+1) - lgamma(phi) + phi (log phi - L) + n (eta - L),
 ** L = log(mu + phi) = log_sum_exp(eta, log phi). */
-static inline void el_neg_binomial_2_log(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_neg_binomial_2_log(const double *x, double *f, double *g, double *h) {
   double n = x[0], eta = x[1], phi = x[2], lphi = log(phi);
   double L = eta > lphi ? eta + log1p(exp(lphi - eta)) : lphi + log1p(exp(eta - lphi));
   double s = ad_inv_logit(eta - lphi), e = exp(-L); /* mu/(mu+phi), 1/(mu+phi) */
@@ -129,7 +129,7 @@ static inline void el_neg_binomial_2_log(const double *x, double *f, double *g, 
 AD_DIST_DEFINE(NEG_BINOMIAL_2_LOG, el_neg_binomial_2_log, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 
 /* neg_binomial_2(n | mu, phi) = neg_binomial_2_log(n | log mu, phi) */
-static inline void el_neg_binomial_2(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_neg_binomial_2(const double *x, double *f, double *g, double *h) {
   double mu = x[1], y[3] = {x[0], log(mu), x[2]}, hh[16];
   el_neg_binomial_2_log(y, f, g, h ? hh : NULL);
   double ge = g[1];
@@ -144,7 +144,7 @@ static inline void el_neg_binomial_2(const double *x, double *f, double *g, doub
 AD_DIST_DEFINE(NEG_BINOMIAL_2, el_neg_binomial_2, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 
 /* beta_binomial(n | N, a, b) = lchoose(N, n) + lbeta(n + a, N - n + b) - lbeta(a, b) */
-static inline void el_beta_binomial(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_beta_binomial(const double *x, double *f, double *g, double *h) {
   double n = x[0], N = x[1], a = x[2], b = x[3];
   *f = ad_lchoose(N, n) + ad_lbeta(n + a, N - n + b) - ad_lbeta(a, b);
   double t = ad_digamma(a + b) - ad_digamma(N + a + b);

@@ -9,7 +9,7 @@
 #define H(k, l) h[(k) * 4 + (l)]
 
 /* log_mix(theta, l1, l2) = log(theta e^l1 + (1 - theta) e^l2) */
-static inline void el_log_mix(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_log_mix(const double *x, double *f, double *g, double *h) {
   double th = x[0], A = log(th) + x[1], B = log1p(-th) + x[2];
   double m = A > B ? A : B;
   double lse = m == -INFINITY ? m : m + log(exp(A - m) + exp(B - m));
@@ -29,7 +29,7 @@ static inline void el_log_mix(const double *x, double *f, double *g, double *h) 
 AD_DIST_DEFINE(LOG_MIX, el_log_mix, 3, 0, 0, AD_CNT_NONE, AD_DF_FUNC)
 
 /* inc_beta(a, b, x) = I_x(a, b), the regularized incomplete beta function */
-static inline void el_inc_beta(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_inc_beta(const double *x, double *f, double *g, double *h) {
   double a = x[0], b = x[1], z = x[2];
   (void)h;
   *f = ad_inc_beta(a, b, z, &g[0], &g[1]);

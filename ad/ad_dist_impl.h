@@ -20,12 +20,16 @@ typedef void (*ad_dist_elem_fn)(const double *x, double *f, double *g, double *h
 ** when pv[k], else summed into acc[k]. */
 typedef double (*ad_dist_loop_fn)(const double *const *p, const size_t *s, size_t n,
                                   double *const *pv, double *acc);
+/* The same for a vector outcome y (not differentiated) and scalar
+** parameters par[1..], their partials summed into acc[1..]. */
+typedef double (*ad_dist_loop1_fn)(const double *y, const double *par, size_t n, double *acc);
 
 enum { AD_DF_FUNC = 1 }; /* an elementwise function, not a density: no summed form */
 
 typedef struct ad_dist_impl {
   ad_dist_elem_fn elem;
   ad_dist_loop_fn loop;
+  ad_dist_loop1_fn loop1;
   unsigned char data;     /* bit k: argument k must be data */
   unsigned char nosecond; /* bit k: no second derivatives in argument k */
   unsigned char counts;   /* AD_CNT_* */
@@ -34,16 +38,24 @@ typedef struct ad_dist_impl {
 
 const ad_dist_impl *ad_dist_get(int dist);
 
+/* Element functions are inlined into their loops whatever their size (the
+** Hessian part, dead there since h is NULL, would otherwise keep them out). */
+#define AD_ELEM static inline __attribute__((always_inline))
+
+/* The loops: the general one (any argument a vector, per-element partials
+** or sums), and the common case of a vector outcome with scalar parameters
+** whose partials are summed (loop1): the parameters are then loop
+** invariants the compiler can hoist out of the inlined element function. */
 #define AD_DIST_DEFINE(ENUM, fn, nargs, data, nosecond, counts, flags)                     \
   static double fn##_loop(const double *const *p, const size_t *s, size_t n,               \
                           double *const *pv, double *acc) {                               \
     double lp = 0, a[4] = {0, 0, 0, 0};                                                    \
     for (size_t i = 0; i < n; i++) {                                                       \
       double x[4], g[4], f;                                                                \
-      for (int k = 0; k < (nargs); k++) x[k] = p[k][i * s[k]];                              \
+      _Pragma("GCC unroll 4") for (int k = 0; k < (nargs); k++) x[k] = p[k][i * s[k]];    \
       fn(x, &f, g, NULL);                                                                  \
       lp += f;                                                                             \
-      for (int k = 0; k < (nargs); k++) {                                                  \
+      _Pragma("GCC unroll 4") for (int k = 0; k < (nargs); k++) {                          \
         if (pv[k]) pv[k][i] = g[k];                                                        \
         else a[k] += g[k];                                                                 \
       }                                                                                    \
@@ -51,7 +63,19 @@ const ad_dist_impl *ad_dist_get(int dist);
     for (int k = 0; k < (nargs); k++) acc[k] = a[k];                                       \
     return lp;                                                                             \
   }                                                                                        \
-  const ad_dist_impl ad_dist_impl_##ENUM = {fn, fn##_loop, data, nosecond, counts, flags};
+  static double fn##_loop1(const double *y, const double *par, size_t n, double *acc) {   \
+    double lp = 0, a[4] = {0, 0, 0, 0}, x0[4] = {0, par[1], par[2], par[3]};               \
+    for (size_t i = 0; i < n; i++) {                                                       \
+      double x[4] = {y[i], x0[1], x0[2], x0[3]}, g[4], f;                                  \
+      fn(x, &f, g, NULL);                                                                  \
+      lp += f;                                                                             \
+      _Pragma("GCC unroll 4") for (int k = 1; k < (nargs); k++) a[k] += g[k];             \
+    }                                                                                      \
+    for (int k = 1; k < (nargs); k++) acc[k] = a[k];                                       \
+    return lp;                                                                             \
+  }                                                                                        \
+  const ad_dist_impl ad_dist_impl_##ENUM = {fn, fn##_loop, fn##_loop1, data, nosecond,     \
+                                            counts, flags};
 
 /* argument bits */
 #define AD_A0 1u

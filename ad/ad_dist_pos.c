@@ -16,7 +16,7 @@ static void sym(double *h, int n) {
     for (int l = 0; l < k; l++) H(l, k) = H(k, l);
 }
 
-static inline void el_lognormal(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_lognormal(const double *x, double *f, double *g, double *h) {
   double y = x[0], s = x[2], inv = 1 / s, ly = log(y), z = (ly - x[1]) * inv;
   *f = -0.5 * z * z - log(s) - ly - HALF_LOG_2PI;
   g[0] = -(z * inv + 1) / y; g[1] = z * inv; g[2] = (z * z - 1) * inv;
@@ -29,7 +29,7 @@ static inline void el_lognormal(const double *x, double *f, double *g, double *h
 }
 AD_DIST_DEFINE(LOGNORMAL, el_lognormal, 3, 0, 0, AD_CNT_NONE, 0)
 
-static inline void el_gamma(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_gamma(const double *x, double *f, double *g, double *h) {
   double y = x[0], a = x[1], b = x[2], ly = log(y);
   *f = a * log(b) - lgamma(a) + (a - 1) * ly - b * y;
   g[0] = (a - 1) / y - b; g[1] = log(b) - ad_digamma(a) + ly; g[2] = a / b - y;
@@ -42,7 +42,7 @@ static inline void el_gamma(const double *x, double *f, double *g, double *h) {
 AD_DIST_DEFINE(GAMMA, el_gamma, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* a log b - lgamma(a) - (a + 1) log y - b / y */
-static inline void el_inv_gamma(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_inv_gamma(const double *x, double *f, double *g, double *h) {
   double y = x[0], a = x[1], b = x[2], ly = log(y), lb = log(b);
   *f = a * lb - lgamma(a) - (a + 1) * ly - b / y;
   g[0] = -(a + 1) / y + b / (y * y); g[1] = lb - ad_digamma(a) - ly; g[2] = a / b - 1 / y;
@@ -54,7 +54,7 @@ static inline void el_inv_gamma(const double *x, double *f, double *g, double *h
 }
 AD_DIST_DEFINE(INV_GAMMA, el_inv_gamma, 3, 0, 0, AD_CNT_NONE, 0)
 
-static inline void el_exponential(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_exponential(const double *x, double *f, double *g, double *h) {
   double y = x[0], b = x[1];
   *f = log(b) - b * y;
   g[0] = -b; g[1] = 1 / b - y;
@@ -65,7 +65,7 @@ static inline void el_exponential(const double *x, double *f, double *g, double 
 AD_DIST_DEFINE(EXPONENTIAL, el_exponential, 2, 0, 0, AD_CNT_NONE, 0)
 
 /* log alpha + (alpha - 1) log y - alpha log sigma - (y / sigma)^alpha */
-static inline void el_weibull(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_weibull(const double *x, double *f, double *g, double *h) {
   double y = x[0], al = x[1], sg = x[2], ly = log(y), ls = log(sg), lr = ly - ls, w = exp(al * lr);
   *f = log(al) + (al - 1) * ly - al * ls - w;
   g[0] = (al - 1 - al * w) / y; g[1] = 1 / al + lr - w * lr; g[2] = al * (w - 1) / sg;
@@ -78,7 +78,7 @@ static inline void el_weibull(const double *x, double *f, double *g, double *h) 
 AD_DIST_DEFINE(WEIBULL, el_weibull, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* log alpha + alpha log sigma - (1 + alpha) log y - (y / sigma)^-alpha */
-static inline void el_frechet(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_frechet(const double *x, double *f, double *g, double *h) {
   double y = x[0], al = x[1], sg = x[2], ly = log(y), ls = log(sg), lr = ls - ly, w = exp(al * lr);
   *f = log(al) + al * ls - (1 + al) * ly - w;
   g[0] = (al * w - 1 - al) / y; g[1] = 1 / al + lr - w * lr; g[2] = al * (1 - w) / sg;
@@ -91,7 +91,7 @@ static inline void el_frechet(const double *x, double *f, double *g, double *h) 
 AD_DIST_DEFINE(FRECHET, el_frechet, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* pareto(y | y_min, alpha) = log alpha + alpha log y_min - (alpha + 1) log y, y >= y_min */
-static inline void el_pareto(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_pareto(const double *x, double *f, double *g, double *h) {
   double y = x[0], ym = x[1], al = x[2], ly = log(y), lm = log(ym);
   if (h) memset(h, 0, 16 * sizeof *h);
   if (y < ym) {
@@ -109,7 +109,7 @@ static inline void el_pareto(const double *x, double *f, double *g, double *h) {
 AD_DIST_DEFINE(PARETO, el_pareto, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* chi_square(y | nu) = -(nu/2) log 2 - lgamma(nu/2) + (nu/2 - 1) log y - y/2 */
-static inline void el_chi_square(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_chi_square(const double *x, double *f, double *g, double *h) {
   double y = x[0], hn = 0.5 * x[1], ly = log(y);
   *f = -hn * LN2 - lgamma(hn) + (hn - 1) * ly - 0.5 * y;
   g[0] = (hn - 1) / y - 0.5; g[1] = 0.5 * (ly - LN2 - ad_digamma(hn));
@@ -121,7 +121,7 @@ static inline void el_chi_square(const double *x, double *f, double *g, double *
 AD_DIST_DEFINE(CHI_SQUARE, el_chi_square, 2, 0, 0, AD_CNT_NONE, 0)
 
 /* inv_chi_square(y | nu) = -(nu/2) log 2 - lgamma(nu/2) - (nu/2 + 1) log y - 1/(2y) */
-static inline void el_inv_chi_square(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_inv_chi_square(const double *x, double *f, double *g, double *h) {
   double y = x[0], hn = 0.5 * x[1], ly = log(y);
   *f = -hn * LN2 - lgamma(hn) - (hn + 1) * ly - 0.5 / y;
   g[0] = -(hn + 1) / y + 0.5 / (y * y); g[1] = -0.5 * (ly + LN2 + ad_digamma(hn));

@@ -18,7 +18,7 @@ static void sym(double *h, int n) {
     for (int l = 0; l < k; l++) H(l, k) = H(k, l);
 }
 
-static inline void el_normal(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_normal(const double *x, double *f, double *g, double *h) {
   double s = x[2], inv = 1 / s, z = (x[0] - x[1]) * inv;
   *f = -0.5 * z * z - log(s) - HALF_LOG_2PI;
   g[0] = -z * inv; g[1] = z * inv; g[2] = (z * z - 1) * inv;
@@ -30,7 +30,7 @@ static inline void el_normal(const double *x, double *f, double *g, double *h) {
 }
 AD_DIST_DEFINE(NORMAL, el_normal, 3, 0, 0, AD_CNT_NONE, 0)
 
-static inline void el_std_normal(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_std_normal(const double *x, double *f, double *g, double *h) {
   *f = -0.5 * x[0] * x[0] - HALF_LOG_2PI;
   g[0] = -x[0];
   if (h) memset(h, 0, 16 * sizeof *h), H(0, 0) = -1;
@@ -40,7 +40,7 @@ AD_DIST_DEFINE(STD_NORMAL, el_std_normal, 1, 0, 0, AD_CNT_NONE, 0)
 /* student_t(y | nu, mu, s) = A(nu) + nu log s - c log D,
 ** D = nu s^2 + (y - mu)^2, c = (nu + 1) / 2,
 ** A(nu) = lgamma(c) - lgamma(nu/2) - log(pi)/2 + (nu/2) log nu. */
-static inline void el_student_t(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_student_t(const double *x, double *f, double *g, double *h) {
   double nu = x[1], u = x[0] - x[2], s = x[3], c = 0.5 * (nu + 1);
   double D = nu * s * s + u * u, lD = log(D), ls = log(s);
   *f = lgamma(c) - lgamma(0.5 * nu) - 0.5 * LOG_PI + 0.5 * nu * log(nu) + nu * ls - c * lD;
@@ -66,7 +66,7 @@ static inline void el_student_t(const double *x, double *f, double *g, double *h
 AD_DIST_DEFINE(STUDENT_T, el_student_t, 4, 0, 0, AD_CNT_NONE, 0)
 
 /* log s - log D with D = s^2 + u^2, u = y - mu (plus -log pi). */
-static inline void el_cauchy(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_cauchy(const double *x, double *f, double *g, double *h) {
   double u = x[0] - x[1], s = x[2], D = s * s + u * u;
   *f = -LOG_PI + log(s) - log(D);
   g[0] = -2 * u / D; g[1] = 2 * u / D; g[2] = 1 / s - 2 * s / D;
@@ -86,7 +86,7 @@ static inline ad_jet jet_z(const double *x) {
 }
 
 /* -log 2 - log s - |y - mu| / s */
-static inline void el_double_exponential(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_double_exponential(const double *x, double *f, double *g, double *h) {
   double s = x[2], u = x[0] - x[1], a = fabs(u), sg = u > 0 ? 1 : u < 0 ? -1 : 0;
   *f = -LN2 - log(s) - a / s;
   g[0] = -sg / s; g[1] = sg / s; g[2] = -1 / s + a / (s * s);
@@ -98,7 +98,7 @@ static inline void el_double_exponential(const double *x, double *f, double *g, 
 AD_DIST_DEFINE(DOUBLE_EXPONENTIAL, el_double_exponential, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* -z - log s - 2 log(1 + e^-z) */
-static inline void el_logistic(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_logistic(const double *x, double *f, double *g, double *h) {
   double s = x[2], z = (x[0] - x[1]) / s, p = ad_inv_logit(z), dz = 1 - 2 * p;
   *f = -z - log(s) - 2 * ad_log1p_exp(-z);
   g[0] = dz / s; g[1] = -dz / s; g[2] = -(1 + z * dz) / s;
@@ -110,7 +110,7 @@ static inline void el_logistic(const double *x, double *f, double *g, double *h)
 AD_DIST_DEFINE(LOGISTIC, el_logistic, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* -log beta - z - e^-z */
-static inline void el_gumbel(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_gumbel(const double *x, double *f, double *g, double *h) {
   double b = x[2], z = (x[0] - x[1]) / b, e = exp(-z), dz = e - 1;
   *f = -log(b) - z - e;
   g[0] = dz / b; g[1] = -dz / b; g[2] = -(1 + z * dz) / b;
@@ -123,7 +123,7 @@ AD_DIST_DEFINE(GUMBEL, el_gumbel, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* skew_normal(y | xi, omega, alpha) = log 2 - log(omega) - log(2 pi)/2 - z^2/2
 ** + log Phi(alpha z) */
-static inline void el_skew_normal(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_skew_normal(const double *x, double *f, double *g, double *h) {
   double om = x[2], al = x[3], z = (x[0] - x[1]) / om, r;
   double lp = ad_log_Phi(al * z, &r);
   *f = LN2 - HALF_LOG_2PI - log(om) - 0.5 * z * z + lp;

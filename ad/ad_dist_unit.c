@@ -16,7 +16,7 @@ static void sym(double *h, int n) {
 }
 
 /* beta(y | a, b) = (a-1) log y + (b-1) log(1-y) - log B(a, b) */
-static inline void el_beta(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_beta(const double *x, double *f, double *g, double *h) {
   double y = x[0], a = x[1], b = x[2], ly = log(y), l1y = log1p(-y);
   double pab = ad_digamma(a + b);
   *f = (a - 1) * ly + (b - 1) * l1y - ad_lbeta(a, b);
@@ -33,7 +33,7 @@ static inline void el_beta(const double *x, double *f, double *g, double *h) {
 AD_DIST_DEFINE(BETA, el_beta, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* beta_proportion(y | mu, kappa) = beta(y | mu kappa, (1 - mu) kappa) */
-static inline void el_beta_proportion(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_beta_proportion(const double *x, double *f, double *g, double *h) {
   double y = x[0], mu = x[1], k = x[2], a = mu * k, b = (1 - mu) * k, ly = log(y), l1y = log1p(-y);
   double pk = ad_digamma(k), fa = ly - ad_digamma(a) + pk, fb = l1y - ad_digamma(b) + pk;
   *f = (a - 1) * ly + (b - 1) * l1y - ad_lbeta(a, b);
@@ -50,7 +50,7 @@ static inline void el_beta_proportion(const double *x, double *f, double *g, dou
 AD_DIST_DEFINE(BETA_PROPORTION, el_beta_proportion, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* uniform(y | a, b) = -log(b - a) on [a, b] */
-static inline void el_uniform(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_uniform(const double *x, double *f, double *g, double *h) {
   double y = x[0], a = x[1], b = x[2], w = b - a;
   if (h) memset(h, 0, 16 * sizeof *h);
   g[0] = 0;
@@ -69,7 +69,7 @@ static inline void el_uniform(const double *x, double *f, double *g, double *h) 
 AD_DIST_DEFINE(UNIFORM, el_uniform, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* von_mises(y | mu, kappa) = kappa cos(y - mu) - log(2 pi) - log I0(kappa) */
-static inline void el_von_mises(const double *x, double *f, double *g, double *h) {
+AD_ELEM void el_von_mises(const double *x, double *f, double *g, double *h) {
   double u = x[0] - x[1], k = x[2], c = cos(u), s = sin(u);
   *f = k * c - LOG_2PI - ad_log_bessel_i0(k);
   g[0] = -k * s; g[1] = k * s; g[2] = c - ad_bessel_i1_i0(k);
