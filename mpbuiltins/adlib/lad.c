@@ -550,6 +550,7 @@ int luaopen_ad(lua_State *L) {
   lad_open_dist(L, st);
   lad_open_mat(L, st);
   lad_open_drive(L, st);
+  lad_open_rng(L, st);
   lua_remove(L, st);
   return 1;
 }
