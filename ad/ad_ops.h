@@ -16,12 +16,22 @@
   X(DIGAMMA, "digamma") X(ABS, "abs") X(INV_LOGIT, "inv_logit")           \
   X(LOG_INV_LOGIT, "log_inv_logit") X(LOG1P_EXP, "log1p_exp")             \
   X(SQUARE, "square") X(LOG1M, "log1m") X(LOG1M_EXP, "log1m_exp")           \
-  X(LOGIT, "logit")
+  X(LOGIT, "logit") X(ERF, "erf") X(ERFC, "erfc") X(PHI, "Phi")           \
+  X(INV_PHI, "inv_Phi") X(PHI_APPROX, "Phi_approx")                       \
+  X(TRIGAMMA, "trigamma") X(SINH, "sinh") X(COSH, "cosh")                 \
+  X(ASINH, "asinh") X(ACOSH, "acosh") X(ATANH, "atanh") X(ASIN, "asin")   \
+  X(ACOS, "acos") X(INV, "inv") X(INV_SQRT, "inv_sqrt")                   \
+  X(INV_SQUARE, "inv_square") X(LOG2, "log2") X(LOG10, "log10")           \
+  X(EXP2, "exp2") X(CBRT, "cbrt") X(LOG1M_INV_LOGIT, "log1m_inv_logit")   \
+  X(INV_CLOGLOG, "inv_cloglog") X(TGAMMA, "tgamma")
 
 #define AD_BINARY_OPS(X)                                                  \
   X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(POW, "pow")   \
   X(FMIN, "fmin") X(FMAX, "fmax") X(LOG_SUM_EXP2, "log_sum_exp")          \
-  X(LOG_DIFF_EXP, "log_diff_exp")
+  X(LOG_DIFF_EXP, "log_diff_exp") X(HYPOT, "hypot") X(ATAN2, "atan2")     \
+  X(LBETA, "lbeta") X(LCHOOSE, "lchoose")                                 \
+  X(LOG_INV_LOGIT_DIFF, "log_inv_logit_diff") X(LMULTIPLY, "lmultiply")   \
+  X(FDIM, "fdim")
 
 /* X(ENUM, "lua name", number of arguments): functions of up to 4 arguments
 ** evaluated elementwise with broadcasting, with exact gradients and (most)

@@ -94,18 +94,20 @@ function M.sample(logp_grad, x0, opts)
     local fit = require("mplua.hmc_chains").run(logp_grad, x0, o, function(s) return check_start(s, o.algorithm, 4) end)
     fit.model = o.model
     fit.warnings = report("hmc.sample", fit)
-    if gq then G.generate(fit, gq, {seed = o.seed, names = o.generated_names, parallel = o.parallel}, true) end
+    if gq then G.generate(fit, gq, {seed = o.seed, names = o.generated_names, parallel = o.parallel}) end
     return fit
   end
   local q = check_start(x0, o.algorithm, 2)
   local draws, info = require("mplua.hmc_chain").run(logp_grad, q, o, o.seed, 1)
-  info.algorithm = o.algorithm
+  info.algorithm, info.options, info.model = o.algorithm, o, o.model
+  info.warmup = o.algorithm == "fixed_param" and 0 or o.num_warmup
   local D = require "mplua.hmc_diagnose"
   local fit = D.as_fit(draws, info)
   info.warnings = report("hmc.sample", fit)
   if gq then
-    G.generate(fit, gq, {seed = o.seed, names = o.generated_names, parallel = false}, true)
+    G.generate(fit, gq, {seed = o.seed, names = o.generated_names, parallel = false})
     info.generated, info.generated_names = fit.generated[1], fit.generated_names
+    info.warmup_generated = fit.warmup_generated and fit.warmup_generated[1]
   end
   return draws, info
 end
@@ -165,7 +167,7 @@ function M.diagnose(fit, info)
 end
 
 -- the fit in CmdStan's CSV layout (lib/hmc_csv.lua)
-function M.write_csv(fit, path, opts) return require("mplua.hmc_csv").write(fit, path, opts) end
+function M.write_csv(fit, path, opts, extra) return require("mplua.hmc_csv").write(fit, path, opts, extra) end
 
 -- generated quantities on a fit's draws (lib/hmc_generate.lua)
 function M.generate(fit, f, opts) return require("mplua.hmc_generate").generate(fit, f, opts) end

@@ -37,7 +37,8 @@ function M.as_fit(draws, info)
   local names = {}
   for i = 1, #(draws[1] or {}) do names[i] = ("x[%d]"):format(i) end
   return {chains = 1, n = #draws, draws = {draws}, stats = {info.stats}, info = {info}, names = names,
-          dim = #names, algorithm = info.algorithm, warmup = 0}
+          dim = #names, algorithm = info.algorithm, warmup = 0,
+          warmup_draws = info.warmup_draws and {info.warmup_draws}, warmup_stats = info.warmup_stats and {info.warmup_stats}}
 end
 
 function M.check(fit)
