@@ -5,7 +5,7 @@
 ** differentiating the forward loops. */
 #include <math.h>
 #include <string.h>
-#include "ad_mat.h"
+#include "ad_mat_impl.h"
 
 /* ------------------------------------------------------------- values */
 
@@ -46,13 +46,6 @@ void ad_trisolve_values(const double *L, size_t n, size_t k, int trans, double *
 }
 
 /* ----------------------------------------------------------- cholesky */
-
-typedef struct chol_aux {
-  ad_custom c;
-  size_t n;
-  ad_idx A;
-  double *work; /* 2 n^2: row-major copies of L and of its adjoint */
-} chol_aux;
 
 /* wi -= a lj, wj -= a li over k < j (rows i != j: no aliasing) */
 static void axpy2(double *restrict wi, double *restrict wj, const double *restrict li,
@@ -116,7 +109,7 @@ static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
   for (size_t i = 0; i < n * n; i++) dL[i] += D[i];
 }
 
-static const ad_custom_ops CHOL_OPS = {chol_reverse, chol_forward};
+static const ad_custom_ops CHOL_OPS = {chol_reverse, chol_forward, ad_chol_tangent, ad_chol_adjoint_dot};
 
 int ad_cholesky(ad_tape *t, size_t n, ad_arg A, double *cval, ad_idx *out) {
   int rc;
@@ -142,14 +135,6 @@ int ad_cholesky(ad_tape *t, size_t n, ad_arg A, double *cval, ad_idx *out) {
 }
 
 /* ----------------------------------------------------------- trisolve */
-
-typedef struct tri_aux {
-  ad_custom c;
-  size_t n, k;
-  int trans;
-  ad_arg L, B;
-  double *work; /* n k */
-} tri_aux;
 
 static const double *argvals(const ad_tape *t, const ad_arg *a) {
   if (a->var != AD_NOVAR) return t->val + a->var;
@@ -210,7 +195,7 @@ static void tri_forward(const ad_tape *t, const ad_node *nd, double *tan) {
   for (size_t i = 0; i < n * k; i++) dX[i] += R[i];
 }
 
-static const ad_custom_ops TRI_OPS = {tri_reverse, tri_forward};
+static const ad_custom_ops TRI_OPS = {tri_reverse, tri_forward, ad_tri_tangent, ad_tri_adjoint_dot};
 
 int ad_trisolve(ad_tape *t, size_t n, size_t k, ad_arg L, ad_arg B, int trans, double *cval,
                 ad_idx *out) {

@@ -212,6 +212,8 @@ static int l_mvn_cholesky(lua_State *L) {
   double v;
   ad_idx out;
   check(L, ad_mvn_cholesky(&S->tape, n, y, mu, Lf, &v, &out), fname, yr, yc, n, n2);
+  anchor2(L, S, out, oy, om); /* the Hessian passes read y, mu and L again */
+  anchor2(L, S, out, ol, 0);
   lad_push_result(L, S, v, out);
   return 1;
 }
