@@ -89,6 +89,21 @@ ref("gp_matern52_cov", ad.value(ad.gp_matern52_cov(x, 1.5, 0.7))[1][3],
 ref("gp_exponential_cov", ad.value(ad.gp_exponential_cov(x, 1.5, 0.7))[2][3], 2.25 * exp(-1.4 / 0.7))
 ref("gp_periodic_cov", ad.value(ad.gp_periodic_cov(x, 1.5, 0.7, 2))[1][2], 2.25 * exp(-2 * math.sin(math.pi * 0.8 / 2) ^ 2 / 0.49))
 ref("gp_exp_quad_cov of vectors", ad.value(ad.gp_exp_quad_cov({{0, 1}, {1, 1}}, 1, 1))[1][2], exp(-0.5))
+-- eigenvalues (ascending) and eigenvectors: A v = lambda v, the trace and the determinant
+local lam, V = ad.value(ad.eigenvalues_sym(A)), ad.value(ad.eigenvectors_sym(A))
+assert(lam[1] < lam[2] and lam[2] < lam[3])
+ref("eigenvalues: trace", lam[1] + lam[2] + lam[3], 9)
+ref("eigenvalues: determinant", lam[1] * lam[2] * lam[3], ad.determinant(A), 1e-13)
+for k = 1, 3 do
+  for i = 1, 3 do
+    local s = 0
+    for j = 1, 3 do s = s + A[i][j] * V[j][k] end
+    ref(fmt("A v = lambda v [%d][%d]", i, k), s, lam[k] * V[i][k], 1e-13)
+  end
+end
+local function Mt(t) return {{4 + t[1], 1, t[2]}, {1, 3, 0.2}, {t[2], 0.2, 2 + t[3]}} end
+C.grad("eigenvalues_sym", function(t) return ad.dot({1, 2, 3}, ad.eigenvalues_sym(Mt(t))) end, {0.1, 0.5, -0.2})
+C.grad("eigenvectors_sym", function(t) return ad.dot({1, 2, 3, 4, 5, 6, 7, 8, 9}, ad.eigenvectors_sym(Mt(t))) end, {0.1, 0.5, -0.2})
 local Kx = ad.gp_exp_quad_cov({0, 1}, {0.5, 1.5, 2}, 1, 1)
 assert(select(2, Kx:dims()) == 3, "cross covariance")
 
