@@ -9,10 +9,7 @@
 #include "ad_dist_impl.h"
 #include "ad_jet.h"
 
-#define LOG_PI 1.14472988584940017414
-#define LN2 0.69314718055994530942
 #define PI 3.14159265358979323846
-#define H(k, l) h[(k) * 4 + (l)]
 
 /* log Phi(w) for w = sgn (y - mu) / sigma, sgn = +1 (lcdf) or -1 (lccdf):
 ** f'(w) = r, f''(w) = -r (w + r), then the chain rule through w. */
@@ -51,15 +48,15 @@ AD_ELEM void el_student_t_lccdf(const double *x, double *f, double *g, double *h
   double nu = x[1], s = x[3], t = (x[0] - x[2]) / s, a = 0.5 * nu;
   double lS, dt, dnu, q = nu + t * t;
   if (t == 0) {
-    lS = -LN2;
-    dt = -exp(lgamma(a + 0.5) - lgamma(a) - 0.5 * (log(nu) + LOG_PI)) / 0.5;
+    lS = -AD_LN2;
+    dt = -exp(lgamma(a + 0.5) - lgamma(a) - 0.5 * (log(nu) + AD_LOG_PI)) / 0.5;
     dnu = 0;
   } else {
     double Ia, I = ad_inc_beta(a, 0.5, nu / q, &Ia, NULL);
     double S = t > 0 ? 0.5 * I : 1 - 0.5 * I;
     lS = t > 0 ? log(0.5 * I) : log1p(-0.5 * I);
     /* log pdf of T at t, and dI/dx dx/dnu by logs: both tails stay finite */
-    double lp = lgamma(a + 0.5) - lgamma(a) - 0.5 * (log(nu) + LOG_PI) - (a + 0.5) * log1p(t * t / nu);
+    double lp = lgamma(a + 0.5) - lgamma(a) - 0.5 * (log(nu) + AD_LOG_PI) - (a + 0.5) * log1p(t * t / nu);
     double ldIx = (a - 1) * log(nu / q) - 0.5 * log(t * t / q) - ad_lbeta(a, 0.5);
     double ldx = 2 * log(fabs(t)) - 2 * log(q);
     dt = -exp(lp - lS);
@@ -112,7 +109,7 @@ AD_DIST_DEFINE(CAUCHY_LCCDF, el_cauchy_lccdf, 3, 0, 0, AD_CNT_NONE, 0)
 /* double_exponential: log P(Z <= z) = log(1/2) + z below 0, log(1 - e^-z / 2) above */
 static inline void dexp(double sgn, const double *x, double *f, double *g, double *h) {
   ad_jet z = jet_zs(x, sgn);
-  ad_jet r = z.v < 0 ? jet_addc(z, -LN2) : jet_log1p(jet_scale(jet_exp(jet_neg(z)), -0.5));
+  ad_jet r = z.v < 0 ? jet_addc(z, -AD_LN2) : jet_log1p(jet_scale(jet_exp(jet_neg(z)), -0.5));
   jet_out(r, f, g, h);
 }
 AD_ELEM void el_dexp_lcdf(const double *x, double *f, double *g, double *h) { dexp(1, x, f, g, h); }

@@ -87,11 +87,8 @@ static void chol_reverse(ad_tape *t, const ad_node *nd) {
     for (size_t i = j; i < n; i++) aA[i + j * n] += W[i * n + j];
 }
 
-static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
-  const chol_aux *x = nd->u.aux;
-  size_t n = x->n;
-  const double *L = t->val + nd->out, *dA = tan + x->A;
-  double *D = x->work; /* dL, column-major */
+/* the tangent of L: the forward sweep of the column algorithm, differentiated */
+void ad_chol_tangent_values(const double *L, const double *dA, size_t n, double *D) {
   for (size_t j = 0; j < n; j++) {
     double *d = D + j * n;
     memset(d, 0, j * sizeof(double));
@@ -105,6 +102,13 @@ static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
     d[j] = dljj;
     for (size_t i = j + 1; i < n; i++) d[i] = (d[i] - L[i + j * n] * dljj) / ljj;
   }
+}
+
+static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
+  const chol_aux *x = nd->u.aux;
+  size_t n = x->n;
+  double *D = x->work; /* dL, column-major */
+  ad_chol_tangent_values(t->val + nd->out, tan + x->A, n, D);
   double *dL = tan + nd->out;
   for (size_t i = 0; i < n * n; i++) dL[i] += D[i];
 }

@@ -8,12 +8,6 @@
 #include "ad_dist_impl.h"
 #include "ad_jet.h"
 
-#define H(k, l) h[(k) * 4 + (l)]
-
-static void sym(double *h, int n) {
-  for (int k = 0; k < n; k++)
-    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
-}
 
 /* n log lambda - lambda - lgamma(n + 1) (0 log 0 = 0) */
 AD_ELEM void el_poisson(const double *x, double *f, double *g, double *h) {
@@ -102,7 +96,7 @@ AD_ELEM void el_neg_binomial(const double *x, double *f, double *g, double *h) {
   H(1, 1) = ad_trigamma(n + a) - ad_trigamma(a);
   H(2, 1) = 1 / b - 1 / (1 + b);
   H(2, 2) = -a / (b * b) + (a + n) / ((1 + b) * (1 + b));
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(NEG_BINOMIAL, el_neg_binomial, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 
@@ -124,7 +118,7 @@ AD_ELEM void el_neg_binomial_2_log(const double *x, double *f, double *g, double
   H(1, 1) = -(phi + n) * s * (1 - s);
   H(2, 1) = -s + (phi + n) * s * e;
   H(2, 2) = ad_trigamma(n + phi) - ad_trigamma(phi) + 1 / phi - e - (mu - n) * e * e;
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(NEG_BINOMIAL_2_LOG, el_neg_binomial_2_log, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 
@@ -139,7 +133,7 @@ AD_ELEM void el_neg_binomial_2(const double *x, double *f, double *g, double *h)
   H(1, 1) = (hh[1 * 4 + 1] - ge) / (mu * mu);
   H(2, 1) = hh[2 * 4 + 1] / mu;
   H(2, 2) = hh[2 * 4 + 2];
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(NEG_BINOMIAL_2, el_neg_binomial_2, 3, AD_A0, 0, AD_CNT_NONNEG, 0)
 
@@ -157,6 +151,6 @@ AD_ELEM void el_beta_binomial(const double *x, double *f, double *g, double *h) 
   H(2, 2) = ad_trigamma(n + a) - ad_trigamma(a) + u;
   H(3, 3) = ad_trigamma(N - n + b) - ad_trigamma(b) + u;
   H(3, 2) = u;
-  sym(h, 4);
+  ad_dist_sym(h, 4);
 }
 AD_DIST_DEFINE(BETA_BINOMIAL, el_beta_binomial, 4, AD_A0 | AD_A1, 0, AD_CNT_BOUNDED, 0)

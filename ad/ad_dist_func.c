@@ -6,7 +6,6 @@
 #include "ad_dist_impl.h"
 #include "ad_special.h"
 
-#define H(k, l) h[(k) * 4 + (l)]
 
 /* log_mix(theta, l1, l2) = log(theta e^l1 + (1 - theta) e^l2) */
 AD_ELEM void el_log_mix(const double *x, double *f, double *g, double *h) {
@@ -23,8 +22,7 @@ AD_ELEM void el_log_mix(const double *x, double *f, double *g, double *h) {
   H(1, 0) = wa / th - g[0] * wa;
   H(2, 0) = -wb / (1 - th) - g[0] * wb;
   H(1, 1) = wa * wb; H(2, 1) = -wa * wb; H(2, 2) = wa * wb;
-  for (int k = 0; k < 3; k++)
-    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(LOG_MIX, el_log_mix, 3, 0, 0, AD_CNT_NONE, AD_DF_FUNC)
 

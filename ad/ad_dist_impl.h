@@ -77,6 +77,18 @@ const ad_dist_impl *ad_dist_get(int dist);
   const ad_dist_impl ad_dist_impl_##ENUM = {fn, fn##_loop, fn##_loop1, data, nosecond,     \
                                             counts, flags};
 
+/* constants, the 4x4 Hessian's entry (k, l), and its symmetric completion
+** from the lower triangle */
+#define AD_LOG_PI 1.14472988584940017414
+#define AD_HALF_LOG_2PI 0.91893853320467274178
+#define AD_LOG_2PI 1.83787706640934548356
+#define AD_LN2 0.69314718055994530942
+#define H(k, l) h[(k) * 4 + (l)]
+static inline void ad_dist_sym(double *h, int n) {
+  for (int k = 0; k < n; k++)
+    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
+}
+
 /* argument bits */
 #define AD_A0 1u
 #define AD_A1 2u

@@ -7,25 +7,17 @@
 #include "ad_dist_impl.h"
 #include "ad_jet.h"
 
-#define HALF_LOG_2PI 0.91893853320467274178
-#define LN2 0.69314718055994530942
-#define H(k, l) h[(k) * 4 + (l)]
-
-static void sym(double *h, int n) {
-  for (int k = 0; k < n; k++)
-    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
-}
 
 AD_ELEM void el_lognormal(const double *x, double *f, double *g, double *h) {
   double y = x[0], s = x[2], inv = 1 / s, ly = log(y), z = (ly - x[1]) * inv;
-  *f = -0.5 * z * z - log(s) - ly - HALF_LOG_2PI;
+  *f = -0.5 * z * z - log(s) - ly - AD_HALF_LOG_2PI;
   g[0] = -(z * inv + 1) / y; g[1] = z * inv; g[2] = (z * z - 1) * inv;
   if (!h) return;
   double i2 = inv * inv;
   H(0, 0) = (z * inv + 1 - i2) / (y * y);
   H(1, 0) = i2 / y; H(1, 1) = -i2;
   H(2, 0) = 2 * z * i2 / y; H(2, 1) = -2 * z * i2; H(2, 2) = (1 - 3 * z * z) * i2;
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(LOGNORMAL, el_lognormal, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -37,7 +29,7 @@ AD_ELEM void el_gamma(const double *x, double *f, double *g, double *h) {
   H(0, 0) = -(a - 1) / (y * y);
   H(1, 0) = 1 / y; H(1, 1) = -ad_trigamma(a);
   H(2, 0) = -1; H(2, 1) = 1 / b; H(2, 2) = -a / (b * b);
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(GAMMA, el_gamma, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -60,7 +52,7 @@ AD_ELEM void el_exponential(const double *x, double *f, double *g, double *h) {
   g[0] = -b; g[1] = 1 / b - y;
   if (!h) return;
   H(0, 0) = 0; H(1, 0) = -1; H(1, 1) = -1 / (b * b);
-  sym(h, 2);
+  ad_dist_sym(h, 2);
 }
 AD_DIST_DEFINE(EXPONENTIAL, el_exponential, 2, 0, 0, AD_CNT_NONE, 0)
 
@@ -104,30 +96,30 @@ AD_ELEM void el_pareto(const double *x, double *f, double *g, double *h) {
   if (!h) return;
   H(0, 0) = (al + 1) / (y * y); H(1, 1) = -al / (ym * ym); H(2, 2) = -1 / (al * al);
   H(2, 0) = -1 / y; H(2, 1) = 1 / ym;
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(PARETO, el_pareto, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* chi_square(y | nu) = -(nu/2) log 2 - lgamma(nu/2) + (nu/2 - 1) log y - y/2 */
 AD_ELEM void el_chi_square(const double *x, double *f, double *g, double *h) {
   double y = x[0], hn = 0.5 * x[1], ly = log(y);
-  *f = -hn * LN2 - lgamma(hn) + (hn - 1) * ly - 0.5 * y;
-  g[0] = (hn - 1) / y - 0.5; g[1] = 0.5 * (ly - LN2 - ad_digamma(hn));
+  *f = -hn * AD_LN2 - lgamma(hn) + (hn - 1) * ly - 0.5 * y;
+  g[0] = (hn - 1) / y - 0.5; g[1] = 0.5 * (ly - AD_LN2 - ad_digamma(hn));
   if (!h) return;
   memset(h, 0, 16 * sizeof *h);
   H(0, 0) = -(hn - 1) / (y * y); H(1, 0) = 0.5 / y; H(1, 1) = -0.25 * ad_trigamma(hn);
-  sym(h, 2);
+  ad_dist_sym(h, 2);
 }
 AD_DIST_DEFINE(CHI_SQUARE, el_chi_square, 2, 0, 0, AD_CNT_NONE, 0)
 
 /* inv_chi_square(y | nu) = -(nu/2) log 2 - lgamma(nu/2) - (nu/2 + 1) log y - 1/(2y) */
 AD_ELEM void el_inv_chi_square(const double *x, double *f, double *g, double *h) {
   double y = x[0], hn = 0.5 * x[1], ly = log(y);
-  *f = -hn * LN2 - lgamma(hn) - (hn + 1) * ly - 0.5 / y;
-  g[0] = -(hn + 1) / y + 0.5 / (y * y); g[1] = -0.5 * (ly + LN2 + ad_digamma(hn));
+  *f = -hn * AD_LN2 - lgamma(hn) - (hn + 1) * ly - 0.5 / y;
+  g[0] = -(hn + 1) / y + 0.5 / (y * y); g[1] = -0.5 * (ly + AD_LN2 + ad_digamma(hn));
   if (!h) return;
   memset(h, 0, 16 * sizeof *h);
   H(0, 0) = (hn + 1) / (y * y) - 1 / (y * y * y); H(1, 0) = -0.5 / y; H(1, 1) = -0.25 * ad_trigamma(hn);
-  sym(h, 2);
+  ad_dist_sym(h, 2);
 }
 AD_DIST_DEFINE(INV_CHI_SQUARE, el_inv_chi_square, 2, 0, 0, AD_CNT_NONE, 0)

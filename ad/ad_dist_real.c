@@ -8,30 +8,21 @@
 #include "ad_dist_impl.h"
 #include "ad_jet.h"
 
-#define LOG_PI 1.14472988584940017414
-#define HALF_LOG_2PI 0.91893853320467274178
-#define LN2 0.69314718055994530942
-#define H(k, l) h[(k) * 4 + (l)]
-
-static void sym(double *h, int n) {
-  for (int k = 0; k < n; k++)
-    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
-}
 
 AD_ELEM void el_normal(const double *x, double *f, double *g, double *h) {
   double s = x[2], inv = 1 / s, z = (x[0] - x[1]) * inv;
-  *f = -0.5 * z * z - log(s) - HALF_LOG_2PI;
+  *f = -0.5 * z * z - log(s) - AD_HALF_LOG_2PI;
   g[0] = -z * inv; g[1] = z * inv; g[2] = (z * z - 1) * inv;
   if (!h) return;
   double i2 = inv * inv;
   H(0, 0) = -i2; H(1, 0) = i2; H(1, 1) = -i2;
   H(2, 0) = 2 * z * i2; H(2, 1) = -2 * z * i2; H(2, 2) = (1 - 3 * z * z) * i2;
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(NORMAL, el_normal, 3, 0, 0, AD_CNT_NONE, 0)
 
 AD_ELEM void el_std_normal(const double *x, double *f, double *g, double *h) {
-  *f = -0.5 * x[0] * x[0] - HALF_LOG_2PI;
+  *f = -0.5 * x[0] * x[0] - AD_HALF_LOG_2PI;
   g[0] = -x[0];
   if (h) memset(h, 0, 16 * sizeof *h), H(0, 0) = -1;
 }
@@ -43,7 +34,7 @@ AD_DIST_DEFINE(STD_NORMAL, el_std_normal, 1, 0, 0, AD_CNT_NONE, 0)
 AD_ELEM void el_student_t(const double *x, double *f, double *g, double *h) {
   double nu = x[1], u = x[0] - x[2], s = x[3], c = 0.5 * (nu + 1);
   double D = nu * s * s + u * u, lD = log(D), ls = log(s);
-  *f = lgamma(c) - lgamma(0.5 * nu) - 0.5 * LOG_PI + 0.5 * nu * log(nu) + nu * ls - c * lD;
+  *f = lgamma(c) - lgamma(0.5 * nu) - 0.5 * AD_LOG_PI + 0.5 * nu * log(nu) + nu * ls - c * lD;
   /* index order: 0 y, 1 nu, 2 mu, 3 s */
   double Da[4] = {2 * u, s * s, -2 * u, 2 * nu * s};
   double A1 = 0.5 * ad_digamma(c) - 0.5 * ad_digamma(0.5 * nu) + 0.5 * log(nu) + 0.5;
@@ -61,14 +52,14 @@ AD_ELEM void el_student_t(const double *x, double *f, double *g, double *h) {
   H(3, 1) += 1 / s;
   H(1, 1) = A2 - Da[1] / D + c * Da[1] * Da[1] / (D * D);
   H(3, 3) -= nu / (s * s);
-  sym(h, 4);
+  ad_dist_sym(h, 4);
 }
 AD_DIST_DEFINE(STUDENT_T, el_student_t, 4, 0, 0, AD_CNT_NONE, 0)
 
 /* log s - log D with D = s^2 + u^2, u = y - mu (plus -log pi). */
 AD_ELEM void el_cauchy(const double *x, double *f, double *g, double *h) {
   double u = x[0] - x[1], s = x[2], D = s * s + u * u;
-  *f = -LOG_PI + log(s) - log(D);
+  *f = -AD_LOG_PI + log(s) - log(D);
   g[0] = -2 * u / D; g[1] = 2 * u / D; g[2] = 1 / s - 2 * s / D;
   if (!h) return;
   double Da[3] = {2 * u, -2 * u, 2 * s};
@@ -76,7 +67,7 @@ AD_ELEM void el_cauchy(const double *x, double *f, double *g, double *h) {
   for (int k = 0; k < 3; k++)
     for (int l = 0; l <= k; l++) H(k, l) = -(Dab[k][l] / D - Da[k] * Da[l] / (D * D));
   H(2, 2) -= 1 / (s * s);
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(CAUCHY, el_cauchy, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -88,12 +79,12 @@ static inline ad_jet jet_z(const double *x) {
 /* -log 2 - log s - |y - mu| / s */
 AD_ELEM void el_double_exponential(const double *x, double *f, double *g, double *h) {
   double s = x[2], u = x[0] - x[1], a = fabs(u), sg = u > 0 ? 1 : u < 0 ? -1 : 0;
-  *f = -LN2 - log(s) - a / s;
+  *f = -AD_LN2 - log(s) - a / s;
   g[0] = -sg / s; g[1] = sg / s; g[2] = -1 / s + a / (s * s);
   if (!h) return;
   ad_jet z = jet_z(x);
   ad_jet az = jet_chain(z, fabs(z.v), sg, 0);
-  jet_out(jet_addc(jet_neg(jet_add(jet_log(jet_var(s, 2)), az)), -LN2), f, NULL, h);
+  jet_out(jet_addc(jet_neg(jet_add(jet_log(jet_var(s, 2)), az)), -AD_LN2), f, NULL, h);
 }
 AD_DIST_DEFINE(DOUBLE_EXPONENTIAL, el_double_exponential, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -126,13 +117,13 @@ AD_DIST_DEFINE(GUMBEL, el_gumbel, 3, 0, 0, AD_CNT_NONE, 0)
 AD_ELEM void el_skew_normal(const double *x, double *f, double *g, double *h) {
   double om = x[2], al = x[3], z = (x[0] - x[1]) / om, r;
   double lp = ad_log_Phi(al * z, &r);
-  *f = LN2 - HALF_LOG_2PI - log(om) - 0.5 * z * z + lp;
+  *f = AD_LN2 - AD_HALF_LOG_2PI - log(om) - 0.5 * z * z + lp;
   double dz = -z + al * r;
   g[0] = dz / om; g[1] = -dz / om; g[2] = -(1 + z * dz) / om; g[3] = z * r;
   if (!h) return;
   ad_jet z2 = jet_z(x);
   ad_jet t = jet_log_Phi(jet_mul(jet_var(al, 3), z2));
   ad_jet v = jet_sub(t, jet_add(jet_log(jet_var(om, 2)), jet_scale(jet_square(z2), 0.5)));
-  jet_out(jet_addc(v, LN2 - HALF_LOG_2PI), f, NULL, h);
+  jet_out(jet_addc(v, AD_LN2 - AD_HALF_LOG_2PI), f, NULL, h);
 }
 AD_DIST_DEFINE(SKEW_NORMAL, el_skew_normal, 4, 0, 0, AD_CNT_NONE, 0)

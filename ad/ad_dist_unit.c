@@ -7,13 +7,6 @@
 #include "ad_dist_impl.h"
 #include "ad_jet.h"
 
-#define LOG_2PI 1.83787706640934548356
-#define H(k, l) h[(k) * 4 + (l)]
-
-static void sym(double *h, int n) {
-  for (int k = 0; k < n; k++)
-    for (int l = 0; l < k; l++) H(l, k) = H(k, l);
-}
 
 /* beta(y | a, b) = (a-1) log y + (b-1) log(1-y) - log B(a, b) */
 AD_ELEM void el_beta(const double *x, double *f, double *g, double *h) {
@@ -28,7 +21,7 @@ AD_ELEM void el_beta(const double *x, double *f, double *g, double *h) {
   H(0, 0) = -(a - 1) / (y * y) - (b - 1) / ((1 - y) * (1 - y));
   H(1, 0) = 1 / y; H(2, 0) = -1 / (1 - y);
   H(1, 1) = tab - ad_trigamma(a); H(2, 1) = tab; H(2, 2) = tab - ad_trigamma(b);
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(BETA, el_beta, 3, 0, 0, AD_CNT_NONE, 0)
 
@@ -64,17 +57,17 @@ AD_ELEM void el_uniform(const double *x, double *f, double *g, double *h) {
   if (!h) return;
   H(1, 1) = H(2, 2) = 1 / (w * w);
   H(2, 1) = -1 / (w * w);
-  sym(h, 3);
+  ad_dist_sym(h, 3);
 }
 AD_DIST_DEFINE(UNIFORM, el_uniform, 3, 0, 0, AD_CNT_NONE, 0)
 
 /* von_mises(y | mu, kappa) = kappa cos(y - mu) - log(2 pi) - log I0(kappa) */
 AD_ELEM void el_von_mises(const double *x, double *f, double *g, double *h) {
   double u = x[0] - x[1], k = x[2], c = cos(u), s = sin(u);
-  *f = k * c - LOG_2PI - ad_log_bessel_i0(k);
+  *f = k * c - AD_LOG_2PI - ad_log_bessel_i0(k);
   g[0] = -k * s; g[1] = k * s; g[2] = c - ad_bessel_i1_i0(k);
   if (!h) return;
   ad_jet U = jet_sub(jet_var(x[0], 0), jet_var(x[1], 1)), K = jet_var(k, 2);
-  jet_out(jet_addc(jet_sub(jet_mul(K, jet_cos(U)), jet_log_i0(K)), -LOG_2PI), f, NULL, h);
+  jet_out(jet_addc(jet_sub(jet_mul(K, jet_cos(U)), jet_log_i0(K)), -AD_LOG_2PI), f, NULL, h);
 }
 AD_DIST_DEFINE(VON_MISES, el_von_mises, 3, 0, 0, AD_CNT_NONE, 0)

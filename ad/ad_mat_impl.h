@@ -36,6 +36,9 @@ static inline const double *ad_mat_vals(const ad_tape *t, const ad_arg *a) {
   return a->c ? a->c : &a->cval;
 }
 
+/* ad_chol.c: dL, the tangent of L = cholesky(A) for the tangent dA (column-major) */
+void ad_chol_tangent_values(const double *L, const double *dA, size_t n, double *D);
+
 /* ad_mat_second.c: the second-order hooks of the custom nodes */
 int ad_mm_tangent(const ad_tape *t, const ad_node *nd, double *tdot, size_t K);
 int ad_mm_adjoint_dot(const ad_tape *t, const ad_node *nd, const double *tdot, double *adot, size_t K);

@@ -177,23 +177,6 @@ int ad_tri_adjoint_dot(const ad_tape *t, const ad_node *nd, const double *tdot, 
 
 /* ----------------------------------------------------------- cholesky */
 
-/* dL from dA and L (the forward sweep of the column algorithm) */
-static void chol_tan(const double *L, const double *dA, size_t n, double *D) {
-  for (size_t j = 0; j < n; j++) {
-    double *d = D + j * n;
-    memset(d, 0, j * sizeof(double));
-    for (size_t i = j; i < n; i++) d[i] = dA[i + j * n];
-    for (size_t k = 0; k < j; k++) {
-      double ljk = L[j + k * n], dljk = D[j + k * n];
-      const double *lk = L + k * n, *dk = D + k * n;
-      for (size_t i = j; i < n; i++) d[i] -= dk[i] * ljk + lk[i] * dljk;
-    }
-    double ljj = L[j + j * n], dljj = d[j] / (2 * ljj);
-    d[j] = dljj;
-    for (size_t i = j + 1; i < n; i++) d[i] = (d[i] - L[i + j * n] * dljj) / ljj;
-  }
-}
-
 int ad_chol_tangent(const ad_tape *t, const ad_node *nd, double *tdot, size_t K) {
   const chol_aux *x = nd->u.aux;
   size_t n = x->n;
@@ -202,7 +185,7 @@ int ad_chol_tangent(const ad_tape *t, const ad_node *nd, double *tdot, size_t K)
   double *dA = buf, *D = dA + n * n;
   for (size_t k = 0; k < K; k++) {
     gather_v(tdot, K, k, x->A, n * n, dA);
-    chol_tan(t->val + nd->out, dA, n, D);
+    ad_chol_tangent_values(t->val + nd->out, dA, n, D);
     scatter_add(tdot, K, k, nd->out, n * n, D);
   }
   free(buf);

@@ -10,17 +10,9 @@
 #include <math.h>
 #include <string.h>
 #include "ad_dist.h"
+#include "ad_fd.h"
 #include "ad_hess.h"
 
-static double fd6(double (*f)(double, const void *), double x, const void *ctx) {
-  double h = 1e-3 * fmax(1, fabs(x));
-  return (45 * (f(x + h, ctx) - f(x - h, ctx)) - 9 * (f(x + 2 * h, ctx) - f(x - 2 * h, ctx)) +
-          (f(x + 3 * h, ctx) - f(x - 3 * h, ctx))) / (60 * h);
-}
-
-static int close_to(double a, double b, double tol) {
-  return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
-}
 
 /* two points in each function's support (counts first, as data) */
 static const double PTS[AD_DIST_COUNT_][2][4] = {

@@ -3,20 +3,11 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include "ad_dist.h"
+#include "ad_fd.h"
 #include "ad_hess.h"
 #include "ad_scalar.h"
 #include "ad_special.h"
 
-/* order-6 central difference of f at x */
-static double fd6(double (*f)(double, const void *), double x, const void *ctx) {
-  double h = 1e-3 * fmax(1, fabs(x));
-  return (45 * (f(x + h, ctx) - f(x - h, ctx)) - 9 * (f(x + 2 * h, ctx) - f(x - 2 * h, ctx)) +
-          (f(x + 3 * h, ctx) - f(x - 3 * h, ctx))) / (60 * h);
-}
-
-static int close_to(double a, double b, double tol) {
-  return fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)));
-}
 
 static double unary_val(double x, const void *op) {
   double d;
