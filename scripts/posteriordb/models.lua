@@ -126,8 +126,12 @@ MODELS["bball_drive_event_0-hmm_drive_0"] = function(d)
       return lp + forward(d.N, d.K, {p.theta1, p.theta2}, em)
     end,
     -- a minor mode near lambda[2] = 3 (the prior's mean) holds chains that
-    -- start far out; starts in (-0.5, 0.5) stay in the main one
+    -- start far out; starts in (-0.5, 0.5) stay in the main one. The
+    -- reference draws took adapt_delta 0.9, max_treedepth 15 and 35000
+    -- warmup iterations; warmup here is three times the draws
     init_radius = 0.5,
+    opts = {adapt_delta = 0.9, max_depth = 15},
+    warmup_factor = 3,
   }
 end
 

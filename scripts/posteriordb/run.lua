@@ -63,7 +63,7 @@ local function check(name)
   local model = M.load(name, here .. "/data")
   local m = model.params
   local function logp(x) local p, lj = m:unpack(x); return lj + model.logp(p) end
-  local opts = {chains = chains, num_samples = iter, num_warmup = iter, seed = seed}
+  local opts = {chains = chains, num_samples = iter, num_warmup = iter * (model.warmup_factor or 1), seed = seed}
   for k, v in pairs(model.opts or {}) do opts[k] = v end
   local t0 = mp.wtime()
   local r = (model.init_radius or 2) / 2
