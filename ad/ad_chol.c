@@ -5,7 +5,7 @@
 ** differentiating the forward loops. */
 #include <math.h>
 #include <string.h>
-#include "ad_mat.h"
+#include "ad_mat_impl.h"
 
 /* ------------------------------------------------------------- values */
 
@@ -47,13 +47,6 @@ void ad_trisolve_values(const double *L, size_t n, size_t k, int trans, double *
 
 /* ----------------------------------------------------------- cholesky */
 
-typedef struct chol_aux {
-  ad_custom c;
-  size_t n;
-  ad_idx A;
-  double *work; /* 2 n^2: row-major copies of L and of its adjoint */
-} chol_aux;
-
 /* wi -= a lj, wj -= a li over k < j (rows i != j: no aliasing) */
 static void axpy2(double *restrict wi, double *restrict wj, const double *restrict li,
                   const double *restrict lj, double a, size_t j) {
@@ -94,11 +87,8 @@ static void chol_reverse(ad_tape *t, const ad_node *nd) {
     for (size_t i = j; i < n; i++) aA[i + j * n] += W[i * n + j];
 }
 
-static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
-  const chol_aux *x = nd->u.aux;
-  size_t n = x->n;
-  const double *L = t->val + nd->out, *dA = tan + x->A;
-  double *D = x->work; /* dL, column-major */
+/* the tangent of L: the forward sweep of the column algorithm, differentiated */
+void ad_chol_tangent_values(const double *L, const double *dA, size_t n, double *D) {
   for (size_t j = 0; j < n; j++) {
     double *d = D + j * n;
     memset(d, 0, j * sizeof(double));
@@ -112,11 +102,18 @@ static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
     d[j] = dljj;
     for (size_t i = j + 1; i < n; i++) d[i] = (d[i] - L[i + j * n] * dljj) / ljj;
   }
+}
+
+static void chol_forward(const ad_tape *t, const ad_node *nd, double *tan) {
+  const chol_aux *x = nd->u.aux;
+  size_t n = x->n;
+  double *D = x->work; /* dL, column-major */
+  ad_chol_tangent_values(t->val + nd->out, tan + x->A, n, D);
   double *dL = tan + nd->out;
   for (size_t i = 0; i < n * n; i++) dL[i] += D[i];
 }
 
-static const ad_custom_ops CHOL_OPS = {chol_reverse, chol_forward};
+static const ad_custom_ops CHOL_OPS = {chol_reverse, chol_forward, ad_chol_tangent, ad_chol_adjoint_dot};
 
 int ad_cholesky(ad_tape *t, size_t n, ad_arg A, double *cval, ad_idx *out) {
   int rc;
@@ -142,14 +139,6 @@ int ad_cholesky(ad_tape *t, size_t n, ad_arg A, double *cval, ad_idx *out) {
 }
 
 /* ----------------------------------------------------------- trisolve */
-
-typedef struct tri_aux {
-  ad_custom c;
-  size_t n, k;
-  int trans;
-  ad_arg L, B;
-  double *work; /* n k */
-} tri_aux;
 
 static const double *argvals(const ad_tape *t, const ad_arg *a) {
   if (a->var != AD_NOVAR) return t->val + a->var;
@@ -210,7 +199,7 @@ static void tri_forward(const ad_tape *t, const ad_node *nd, double *tan) {
   for (size_t i = 0; i < n * k; i++) dX[i] += R[i];
 }
 
-static const ad_custom_ops TRI_OPS = {tri_reverse, tri_forward};
+static const ad_custom_ops TRI_OPS = {tri_reverse, tri_forward, ad_tri_tangent, ad_tri_adjoint_dot};
 
 int ad_trisolve(ad_tape *t, size_t n, size_t k, ad_arg L, ad_arg B, int trans, double *cval,
                 ad_idx *out) {

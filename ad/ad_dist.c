@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* Log densities: the recording drivers, summed (a hand-specialized loop for
-** normal, generic otherwise) and per element. The element functions are in
-** ad_dist_elem.c. */
+** normal with a scalar sigma, each density's own loop otherwise) and per
+** element. The element functions are in ad_dist_*.c and ad_cdf_*.c. */
 #include <math.h>
 #include <string.h>
 #include "ad_dist.h"
+#include "ad_dist_impl.h"
 
 #define HALF_LOG_2PI 0.91893853320467274178
 
@@ -68,12 +70,12 @@ static int check_args(const ad_tape *t, int dist, const ad_arg *args, size_t n, 
       if (bad) *bad = (size_t)k;
       return AD_EARG;
     }
-  return ad_dist_data_only(dist, 0) ? ad_dist_check_counts(t, dist, args, n, bad, NULL) : 0;
+  return ad_dist_check_counts(t, dist, args, n, bad, NULL);
 }
 
 int ad_dist(ad_tape *t, int dist, const ad_arg *args, double *value, ad_idx *y,
             size_t *bad) {
-  if (dist < 0 || dist >= AD_DIST_COUNT_) return AD_EARG;
+  if (dist < 0 || dist >= AD_DIST_COUNT_ || ad_dist_is_function(dist)) return AD_EARG;
   int nargs = ad_dist_nargs(dist), rc;
   size_t n, nent = 0;
   if ((rc = ad_args_length((size_t)nargs, args, &n, bad))) return rc;
@@ -108,14 +110,20 @@ int ad_dist(ad_tape *t, int dist, const ad_arg *args, double *value, ad_idx *y,
   if (dist == AD_DIST_NORMAL && (args[2].n == 1 || pv[2])) {
     lp = normal_loop(t, args, n, pv, acc);
   } else {
-    for (size_t i = 0; i < n; i++) {
-      double x[4], g[4], f;
-      for (int k = 0; k < nargs; k++) x[k] = ad_arg_at(t, &args[k], i);
-      ad_dist_elem(dist, x, &f, g, NULL);
-      lp += f;
-      for (int k = 0; k < nargs; k++) {
-        if (pv[k]) pv[k][i] = g[k]; else acc[k] += g[k];
-      }
+    const double *p[4];
+    size_t s[4];
+    int one = !ad_arg_isvar(&args[0]); /* a data outcome, scalar parameters */
+    for (int k = 0; k < nargs; k++) {
+      p[k] = vals(t, &args[k], &s[k]);
+      if (k > 0 && s[k]) one = 0;
+    }
+    const ad_dist_impl *im = ad_dist_get(dist);
+    if (one) {
+      double par[4] = {0, 0, 0, 0};
+      for (int k = 1; k < nargs; k++) par[k] = p[k][0];
+      lp = im->loop1(p[0], par, n, acc);
+    } else {
+      lp = im->loop(p, s, n, pv, acc);
     }
   }
   *value = lp;

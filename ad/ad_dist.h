@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Log densities as single reduce nodes: value = sum_i lpdf(x0[i] | x1[i], ...)
 ** with every argument a scalar (broadcast) or a vector (ad_arg). Partials of
@@ -6,13 +7,9 @@
 ** included (as Stan's _lpdf/_lpmf). Out-of-support values give -inf or NaN
 ** as C's math library does; nothing traps.
 **
-** Argument order (Stan's): normal(y|mu,sigma) student_t(y|nu,mu,sigma)
-** cauchy(y|mu,sigma) lognormal(y|mu,sigma) gamma(y|alpha,beta)
-** exponential(y|beta) poisson_log(n|alpha) bernoulli_logit(n|alpha)
-** binomial_logit(n|N,alpha) beta(y|a,b) neg_binomial_2_log(n|eta,phi)
-** normal_lcdf/lccdf(y|mu,sigma) student_t_lccdf(y|nu,mu,sigma), and
-** log_mix(theta, lambda1, lambda2). Counts n and N are data: passing vars
-** for them is AD_EARG.
+** Arguments in Stan's order (normal(y | mu, sigma), binomial(n | N, theta),
+** pareto(y | y_min, alpha), ...; the list is AD_DIST_OPS in ad_ops.h). Counts
+** (n, N) are data: passing vars for them is AD_EARG.
 */
 #ifndef AD_DIST_H
 #define AD_DIST_H
@@ -40,6 +37,17 @@ int ad_dist_check_counts(const ad_tape *t, int dist, const ad_arg *args, size_t 
 /* 1 if the Hessian w.r.t. argument k is available (0: the hvp passes
 ** refuse a node where that argument is a var). */
 int ad_dist_has_second(int dist, int k);
+/* 1 for the elementwise functions (log_mix, inc_beta): no summed form. */
+int ad_dist_is_function(int dist);
+/* What the data arguments (counts) must be. */
+enum {
+  AD_CNT_NONE = 0,
+  AD_CNT_NONNEG,  /* argument 0 a non-negative integer */
+  AD_CNT_BINARY,  /* argument 0 is 0 or 1 */
+  AD_CNT_BOUNDED  /* argument 1 a non-negative integer N, argument 0 in 0..N */
+};
+/* What argument 0 (and 1) must be: AD_CNT_*. */
+int ad_dist_count_kind(int dist);
 /* One element: *f, gradient g[nargs], and if h is not NULL the Hessian
 ** h[k*4 + l] (4-by-4, row-major, first nargs rows/cols used). */
 void ad_dist_elem(int dist, const double *x, double *f, double *g, double *h);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "ad_dist.h"
 #include "ad_hess.h"
+#include "ad_mat_impl.h"
 #include "ad_scalar.h"
 #include "ad_vec.h"
 
@@ -190,15 +191,17 @@ static void node_precomp2(const ad_tape *t, const ad_node *nd, const pass *p) {
 static int second_order_ok(const ad_node *nd) {
   switch (nd->op) {
     case AD_OP_PRECOMP: return AD_ENOSECOND;
-    case AD_OP_LOGDET: case AD_OP_MVN_CHOL: case AD_OP_MATMUL: case AD_OP_CHOL:
-    case AD_OP_TRISOLVE: return AD_ENOSECOND_OP;
+    case AD_OP_LOGDET: case AD_OP_MVN_CHOL: return nd->u.aux ? 0 : AD_ENOSECOND_OP;
     case AD_OP_DIST: case AD_OP_DIST_EACH: {
       const ad_vec_aux *x = nd->u.aux;
       for (int k = 0; k < x->nargs; k++)
         if (ad_arg_isvar(&x->args[k]) && !ad_dist_has_second(x->dist, k)) return AD_ENOSECOND_OP;
       return 0;
     }
-    default: return (nd->flags & AD_NF_CUSTOM) ? AD_ENOSECOND_OP : 0;
+    default:
+      if (nd->flags & AD_NF_CUSTOM)
+        return ((const ad_custom *)nd->u.aux)->ops->adjoint_dot ? 0 : AD_ENOSECOND_OP;
+      return 0;
   }
 }
 
@@ -296,9 +299,11 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
   /* forward: tangents of every var, then the directional derivatives of the
   ** partials (node and scalar vars interleaved in recording order) */
   ad_idx lo = r->nvar;
-  for (ad_idx i = r->nnode; i < t->nnode; i++) {
+  int rc = 0;
+  for (ad_idx i = r->nnode; i < t->nnode && !rc; i++) {
     const ad_node *nd = &t->node[i];
     slots_tangent(t, &p, lo, nd->out);
+    if (nd->flags & AD_NF_CUSTOM) rc = ((const ad_custom *)nd->u.aux)->ops->tangent(t, nd, p.tdot, K);
     for (ad_idx e = nd->e0; e < nd->e0 + nd->ne; e++) {
       double pe = t->par[e], *to = TD(&p, t->ent[e].out);
       const double *ti = TD(&p, t->ent[e].in);
@@ -332,6 +337,10 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
       node_matvec2(t, nd, &p);
     } else if (nd->op == AD_OP_PRECOMP2) {
       node_precomp2(t, nd, &p);
+    } else if (nd->op == AD_OP_LOGDET && !rc) {
+      rc = ad_logdet_pdot(t, nd, p.tdot, K, PD(&p, nd->e0));
+    } else if (nd->op == AD_OP_MVN_CHOL && !rc) {
+      rc = ad_mvn_pdot(t, nd, p.tdot, K, PD(&p, nd->e0));
     } /* leaves, pack, sum, matvec: linear, zero */
   }
   for (ad_idx k = lo; k < t->nvar; k++) slot_pd(t, k, &p);
@@ -340,19 +349,24 @@ int ad_hvp(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, size_t K,
   for (size_t j = 0; j < n; j++) t->adj[in[j]] = 0;
   t->adj[y] = 1;
   ad_idx hi = t->nvar;
-  for (ad_idx i = t->nnode; i > r->nnode;) {
+  for (ad_idx i = t->nnode; i > r->nnode && !rc;) {
     const ad_node *nd = &t->node[--i];
     slots_adjoint(t, &p, nd->out + nd->nout, hi);
+    if (nd->flags & AD_NF_CUSTOM) {
+      const ad_custom *c = nd->u.aux;
+      rc = c->ops->adjoint_dot(t, nd, p.tdot, p.adot, K);
+      c->ops->reverse(t, nd);
+    }
     entries_adjoint(t, &p, nd);
     hi = nd->out;
   }
   slots_adjoint(t, &p, r->nvar, hi);
-  for (size_t j = 0; j < n; j++) {
+  for (size_t j = 0; j < n && !rc; j++) {
     if (g) g[j] = t->adj[in[j]];
     for (size_t k = 0; k < K; k++) HV[j * K + k] = AS(&p, in[j] + 1)[k];
   }
   free(p.tdot); free(p.adot); free(p.pdot);
-  return 0;
+  return rc;
 }
 
 int ad_hessian(ad_tape *t, ad_idx y, size_t n, const ad_idx *in, double *g,

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ad_mat.h"
+#include "ad_mat_impl.h"
 
 #define HALF_LOG_2PI 0.91893853320467274178
 
@@ -65,12 +65,6 @@ int ad_matvec2(ad_tape *t, size_t m, size_t n, ad_arg A, ad_arg x, double *cval,
 
 /* ------------------------------------------------------------- matmul */
 
-typedef struct mm_aux {
-  ad_custom c;
-  size_t m, k, n;
-  ad_arg A, B;
-} mm_aux;
-
 /* C (m-by-n) += A B */
 static void mm_values(const double *A, const double *B, size_t m, size_t k, size_t n,
                       double *C) {
@@ -120,7 +114,7 @@ static void mm_forward(const ad_tape *t, const ad_node *nd, double *tan) {
   if (ad_arg_isvar(&x->B)) mm_values(A, tan + x->B.var, x->m, x->k, x->n, dC);
 }
 
-static const ad_custom_ops MM_OPS = {mm_reverse, mm_forward};
+static const ad_custom_ops MM_OPS = {mm_reverse, mm_forward, ad_mm_tangent, ad_mm_adjoint_dot};
 
 int ad_matmul(ad_tape *t, size_t m, size_t k, size_t n, ad_arg A, ad_arg B, double *cval,
               ad_idx *out) {
@@ -216,7 +210,13 @@ int ad_log_determinant(ad_tape *t, size_t n, ad_arg A, double *value, ad_idx *y)
         t->ent[e].out = o; t->ent[e].in = A.var + (ad_idx)(i + j * n);
         t->par[e] = inv[j + i * n];
       }
-    ad_push_node(t, AD_OP_LOGDET, 0, o, 1, t->nent, e - t->nent, NULL);
+    logdet_aux *aux = ad_tape_alloc(t, sizeof *aux);
+    if (!aux) {
+      free(buf);
+      return AD_ENOMEM;
+    }
+    aux->n = n;
+    ad_push_node(t, AD_OP_LOGDET, 0, o, 1, t->nent, e - t->nent, aux);
     t->nent = e;
     *y = o;
   }
@@ -279,7 +279,13 @@ int ad_mvn_cholesky(ad_tape *t, size_t n, ad_arg y, ad_arg mu, ad_arg L, double 
         for (size_t c = 0; c < N; c++) s += al[i + c * n] * z[j + c * n];
         t->ent[e].out = o; t->ent[e].in = L.var + (ad_idx)(i + j * n); t->par[e] = s;
       }
-  ad_push_node(t, AD_OP_MVN_CHOL, 0, o, 1, t->nent, e - t->nent, NULL);
+  mvn_aux *aux = ad_tape_alloc(t, sizeof *aux);
+  if (!aux) {
+    free(z);
+    return AD_ENOMEM;
+  }
+  *aux = (mvn_aux){n, y, mu, L};
+  ad_push_node(t, AD_OP_MVN_CHOL, 0, o, 1, t->nent, e - t->nent, aux);
   t->nent = e;
   *out = o;
   free(z);

@@ -46,5 +46,8 @@ int ad_add_diag(ad_tape *t, size_t n, ad_arg A, ad_arg d, double *cval, ad_idx *
 ** part zeroed), and the solve of op(L) X = B in place of B. */
 void ad_chol_values(const double *A, size_t n, double *L);
 void ad_trisolve_values(const double *L, size_t n, size_t k, int trans, double *B);
+/* ad_eigen.c: the eigenvalues (ascending) and eigenvectors (the columns of
+** V, n x n) of the symmetric part of A. 0 or AD_ENOMEM. */
+int ad_eigen_sym_values(const double *A, size_t n, double *lambda, double *V);
 
 #endif

@@ -28,6 +28,12 @@ const char *ad_op_name(int op) {
   }
 }
 
+#define TWO_RSQRT_PI 1.12837916709551257390 /* 2 / sqrt(pi) */
+#define HALF_LOG_2PI 0.91893853320467274178
+#define SQRT1_2 0.70710678118654752440
+#define LN2 0.69314718055994530942
+#define LN10 2.30258509299404568402
+
 /* ------------------------------------------------------------ unary math */
 
 double ad_unary_eval(int op, double x, double *d1) {
@@ -54,6 +60,32 @@ double ad_unary_eval(int op, double x, double *d1) {
     case AD_OP_LOG1M: *d1 = -1 / (1 - x); return log1p(-x);
     case AD_OP_LOG1M_EXP: *d1 = -1 / expm1(-x); return ad_log1m_exp(x);
     case AD_OP_LOGIT: *d1 = 1 / (x * (1 - x)); return log(x / (1 - x));
+    case AD_OP_ERF: *d1 = TWO_RSQRT_PI * exp(-x * x); return erf(x);
+    case AD_OP_ERFC: *d1 = -TWO_RSQRT_PI * exp(-x * x); return erfc(x);
+    case AD_OP_PHI: *d1 = exp(-0.5 * x * x - HALF_LOG_2PI); return 0.5 * erfc(-x * SQRT1_2);
+    case AD_OP_INV_PHI: y = ad_inv_Phi(x); *d1 = exp(0.5 * y * y + HALF_LOG_2PI); return y;
+    case AD_OP_PHI_APPROX:
+      y = ad_inv_logit(0.07056 * x * x * x + 1.5976 * x);
+      *d1 = y * (1 - y) * (3 * 0.07056 * x * x + 1.5976);
+      return y;
+    case AD_OP_TRIGAMMA: *d1 = ad_tetragamma(x); return ad_trigamma(x);
+    case AD_OP_SINH: *d1 = cosh(x); return sinh(x);
+    case AD_OP_COSH: *d1 = sinh(x); return cosh(x);
+    case AD_OP_ASINH: *d1 = 1 / sqrt(1 + x * x); return asinh(x);
+    case AD_OP_ACOSH: *d1 = 1 / sqrt(x * x - 1); return acosh(x);
+    case AD_OP_ATANH: *d1 = 1 / (1 - x * x); return atanh(x);
+    case AD_OP_ASIN: *d1 = 1 / sqrt(1 - x * x); return asin(x);
+    case AD_OP_ACOS: *d1 = -1 / sqrt(1 - x * x); return acos(x);
+    case AD_OP_INV: *d1 = -1 / (x * x); return 1 / x;
+    case AD_OP_INV_SQRT: y = 1 / sqrt(x); *d1 = -0.5 * y / x; return y;
+    case AD_OP_INV_SQUARE: *d1 = -2 / (x * x * x); return 1 / (x * x);
+    case AD_OP_LOG2: *d1 = 1 / (x * LN2); return log2(x);
+    case AD_OP_LOG10: *d1 = 1 / (x * LN10); return log10(x);
+    case AD_OP_EXP2: y = exp2(x); *d1 = y * LN2; return y;
+    case AD_OP_CBRT: y = cbrt(x); *d1 = 1 / (3 * y * y); return y;
+    case AD_OP_LOG1M_INV_LOGIT: *d1 = -ad_inv_logit(x); return -ad_log1p_exp(x);
+    case AD_OP_INV_CLOGLOG: *d1 = exp(x - exp(x)); return -expm1(-exp(x));
+    case AD_OP_TGAMMA: y = tgamma(x); *d1 = y * ad_digamma(x); return y;
     default: *d1 = NAN; return NAN;
   }
 }
@@ -82,6 +114,32 @@ double ad_unary_d2(int op, double x, double y) {
     case AD_OP_LOG1M: return -1 / ((1 - x) * (1 - x));
     case AD_OP_LOG1M_EXP: s = expm1(x); return -exp(x) / (s * s);
     case AD_OP_LOGIT: s = x * (1 - x); return (2 * x - 1) / (s * s);
+    case AD_OP_ERF: return -2 * x * TWO_RSQRT_PI * exp(-x * x);
+    case AD_OP_ERFC: return 2 * x * TWO_RSQRT_PI * exp(-x * x);
+    case AD_OP_PHI: return -x * exp(-0.5 * x * x - HALF_LOG_2PI);
+    case AD_OP_INV_PHI: s = exp(y * y + 2 * HALF_LOG_2PI); return y * s;
+    case AD_OP_PHI_APPROX: {
+      double u1 = 3 * 0.07056 * x * x + 1.5976, u2 = 6 * 0.07056 * x;
+      return y * (1 - y) * ((1 - 2 * y) * u1 * u1 + u2);
+    }
+    case AD_OP_TRIGAMMA: return ad_pentagamma(x);
+    case AD_OP_SINH: return y;
+    case AD_OP_COSH: return y;
+    case AD_OP_ASINH: s = 1 + x * x; return -x / (s * sqrt(s));
+    case AD_OP_ACOSH: s = x * x - 1; return -x / (s * sqrt(s));
+    case AD_OP_ATANH: s = 1 - x * x; return 2 * x / (s * s);
+    case AD_OP_ASIN: s = 1 - x * x; return x / (s * sqrt(s));
+    case AD_OP_ACOS: s = 1 - x * x; return -x / (s * sqrt(s));
+    case AD_OP_INV: return 2 / (x * x * x);
+    case AD_OP_INV_SQRT: return 0.75 * y / (x * x);
+    case AD_OP_INV_SQUARE: return 6 / (x * x * x * x);
+    case AD_OP_LOG2: return -1 / (x * x * LN2);
+    case AD_OP_LOG10: return -1 / (x * x * LN10);
+    case AD_OP_EXP2: return y * LN2 * LN2;
+    case AD_OP_CBRT: return -2 / (9 * y * y * y * y * y);
+    case AD_OP_LOG1M_INV_LOGIT: s = ad_inv_logit(x); return -s * (1 - s);
+    case AD_OP_INV_CLOGLOG: s = exp(x); return exp(x - s) * (1 - s);
+    case AD_OP_TGAMMA: s = ad_digamma(x); return y * (s * s + ad_trigamma(x));
     default: return NAN;
   }
 }
@@ -123,6 +181,29 @@ double ad_binary_eval(int op, double a, double b, double *pa, double *pb) {
       *pa = -1 / m;
       *pb = b == -INFINITY ? 0 : exp(b - a) / m;
       return b == -INFINITY ? a : a + ad_log1m_exp(b - a);
+    case AD_OP_HYPOT: y = hypot(a, b); *pa = a / y; *pb = b / y; return y;
+    case AD_OP_ATAN2: m = a * a + b * b; *pa = b / m; *pb = -a / m; return atan2(a, b);
+    case AD_OP_LBETA:
+      m = ad_digamma(a + b);
+      *pa = ad_digamma(a) - m; *pb = ad_digamma(b) - m;
+      return ad_lbeta(a, b);
+    case AD_OP_LCHOOSE:
+      m = ad_digamma(a - b + 1);
+      *pa = ad_digamma(a + 1) - m; *pb = m - ad_digamma(b + 1);
+      return ad_lchoose(a, b);
+    case AD_OP_LOG_INV_LOGIT_DIFF:
+      /* a - log1p_exp(a) + log1m_exp(b - a) - log1p_exp(b), a > b */
+      m = -1 / expm1(a - b); /* d/dt log1m_exp(t) at t = b - a */
+      *pa = 1 - ad_inv_logit(a) - m;
+      *pb = m - ad_inv_logit(b);
+      return a - ad_log1p_exp(a) + ad_log1m_exp(b - a) - ad_log1p_exp(b);
+    case AD_OP_LMULTIPLY:
+      *pa = log(b); *pb = a / b;
+      return (a == 0 && b == 0) ? 0 : a * log(b);
+    case AD_OP_FDIM:
+      if (a > b) { *pa = 1; *pb = -1; return a - b; }
+      *pa = *pb = 0;
+      return isnan(a) || isnan(b) ? NAN : 0;
     default: *pa = *pb = NAN; return NAN;
   }
 }
@@ -157,13 +238,37 @@ void ad_binary_d2(int op, double a, double b, double y, double h[3]) {
       s = exp(b - a) / (la * la);
       h[0] = -s; h[1] = s; h[2] = -s;
       break;
-    default: break; /* add, sub, fmin, fmax: piecewise linear */
+    case AD_OP_HYPOT:
+      s = y * y * y;
+      h[0] = b * b / s; h[1] = -a * b / s; h[2] = a * a / s;
+      break;
+    case AD_OP_ATAN2:
+      s = a * a + b * b;
+      s *= s;
+      h[0] = -2 * a * b / s; h[1] = (a * a - b * b) / s; h[2] = 2 * a * b / s;
+      break;
+    case AD_OP_LBETA:
+      s = ad_trigamma(a + b);
+      h[0] = ad_trigamma(a) - s; h[1] = -s; h[2] = ad_trigamma(b) - s;
+      break;
+    case AD_OP_LCHOOSE:
+      s = ad_trigamma(a - b + 1);
+      h[0] = ad_trigamma(a + 1) - s; h[1] = s; h[2] = -ad_trigamma(b + 1) - s;
+      break;
+    case AD_OP_LOG_INV_LOGIT_DIFF: {
+      double t = expm1(b - a), m2 = -exp(b - a) / (t * t), pa = ad_inv_logit(a), pb = ad_inv_logit(b);
+      h[0] = -pa * (1 - pa) + m2; h[1] = -m2; h[2] = m2 - pb * (1 - pb);
+      break;
+    }
+    case AD_OP_LMULTIPLY: h[1] = 1 / b; h[2] = -a / (b * b); break;
+    default: break; /* add, sub, fmin, fmax, fdim: piecewise linear */
   }
 }
 
 /* ------------------------------------------------------------- recording */
 
-_Static_assert(AD_OP_COUNT_ <= AD_SLOT_OPMASK + 1, "op codes must fit the slot op mask");
+/* a scalar var's slot holds a unary or binary op code (node ops live in the node) */
+_Static_assert(AD_OP_BINARY_END_ <= AD_SLOT_OPMASK + 1, "scalar op codes must fit the slot op mask");
 
 int ad_unary(ad_tape *t, int op, ad_idx x, ad_idx *y) {
   int rc = ad_reserve(t, 1, 0, 0);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Polygamma functions by upward recurrence to x >= 10, then the asymptotic
 ** series (error below 1e-13 there); reflection for negative x. */
 #include <math.h>
@@ -49,6 +50,23 @@ double ad_tetragamma(double x) {
          f * f * (0.5 - f * (1.0 / 6 - f * (1.0 / 6 - f * (3.0 / 10 - f * 5.0 / 6))));
 }
 
+double ad_pentagamma(double x) {
+  if (isnan(x) || is_pole(x)) return NAN;
+  if (x < 0) { /* reflection, differentiated three times: psi(1-x) - psi(x) = pi cot(pi x) */
+    double s = sin(PI * x), c = cos(PI * x), p4 = PI * PI * PI * PI;
+    return -ad_pentagamma(1 - x) + 2 * p4 * (s * s + 3 * c * c) / (s * s * s * s);
+  }
+  double r = 0;
+  while (x < 10) {
+    double x2 = x * x;
+    r += 6 / (x2 * x2);
+    x++;
+  }
+  double f = 1 / (x * x);
+  return r + 2 * f / x + 3 * f * f +
+         f * f / x * (2 - f * (1 - f * (4.0 / 3 - f * (3 - f * 10.0))));
+}
+
 double ad_inv_logit(double x) {
   if (x >= 0) return 1 / (1 + exp(-x));
   double e = exp(x);
@@ -69,3 +87,7 @@ double ad_log1m_exp(double x) {
 }
 
 double ad_lbeta(double a, double b) { return lgamma(a) + lgamma(b) - lgamma(a + b); }
+
+double ad_lchoose(double n, double k) {
+  return lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1);
+}

@@ -85,6 +85,14 @@ typedef struct ad_custom_ops {
   void (*reverse)(struct ad_tape *t, const struct ad_node *nd);
   /* tan[outputs] += J tan[inputs] (tan indexed like val) */
   void (*forward)(const struct ad_tape *t, const struct ad_node *nd, double *tan);
+  /* Second order (ad_hess.c), K directions at once. The tangents of var v
+  ** are tdot[(v + 1) K + k], the adjoints' tangents adot likewise.
+  ** tangent: tdot[outputs] = J tdot[inputs]. adjoint_dot: adot[inputs] +=
+  ** J^T adot[outputs] + (dJ^T) adj[outputs]. 0 or AD_ENOMEM. NULL: the
+  ** operation has no second order (ad_hvp refuses it). */
+  int (*tangent)(const struct ad_tape *t, const struct ad_node *nd, double *tdot, size_t K);
+  int (*adjoint_dot)(const struct ad_tape *t, const struct ad_node *nd, const double *tdot,
+                     double *adot, size_t K);
 } ad_custom_ops;
 
 #define AD_CUSTOM_MAXIN 2

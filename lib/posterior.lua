@@ -291,13 +291,25 @@ function M.summary(fit)
   local C = require "mplua.hmc_chains"
   local rows = {}
   for _, k in ipairs(SAMPLER) do
-    local r = M.summarize(C.column(fit, k))
-    r.name = k .. "__"
-    rows[#rows + 1] = r
+    if fit.stats[1] and #(fit.stats[1][k] or {}) > 0 then -- fixed_param keeps lp__ and accept_stat__
+      local r = M.summarize(C.column(fit, k))
+      r.name = k .. "__"
+      rows[#rows + 1] = r
+    end
   end
   for i = 1, fit.dim do
     local r = M.summarize(C.column(fit, i))
     r.name = fit.names[i]
+    rows[#rows + 1] = r
+  end
+  for i, name in ipairs(fit.generated_names or {}) do
+    local x = {}
+    for c = 1, fit.chains do
+      x[c] = {}
+      for t, g in ipairs(fit.generated[c]) do x[c][t] = g[i] end
+    end
+    local r = M.summarize(x)
+    r.name = name
     rows[#rows + 1] = r
   end
   return rows
@@ -324,13 +336,13 @@ function M.stansummary(fit, opts)
   local function line(...) out[#out + 1] = string.format(...) end
   local iters, warms, tw, ts = {}, {}, {}, {}
   for c = 1, fit.chains do
-    iters[c], warms[c] = fit.n + fit.warmup, fit.warmup
+    iters[c], warms[c] = (fit.num_samples or fit.n) + fit.warmup, fit.warmup
     tw[c], ts[c] = fit.info[c].time_warmup, fit.info[c].time_sampling
   end
   local sum = function(t) local s = 0 for _, v in ipairs(t) do s = s + v end return s end
   line("Inference for mplua model: %s", opts.model or "(unnamed)")
   line("%d chains: each with iter=(%s); warmup=(%s); thin=(%s); %d iterations saved.",
-       fit.chains, list(iters, tostring), list(warms, tostring), list(iters, function() return "1" end),
+       fit.chains, list(iters, tostring), list(warms, tostring), list(iters, function() return tostring(fit.thin or 1) end),
        fit.chains * fit.n)
   line("")
   line("Warmup took (%s) seconds, %.2g seconds total", list(tw, function(v) return ("%.2g"):format(v) end), sum(tw))
@@ -342,16 +354,18 @@ function M.stansummary(fit, opts)
   local head = ("%-" .. w .. "s%9s%9s%9s%9s%9s%9s%9s%10s%10s%7s")
   line(head, "", "Mean", "MCSE", "StdDev", "MAD", "5%", "50%", "95%", "ESS_bulk", "ESS_tail", "R_hat")
   line("")
-  local divergent = 0
+  local divergent, nsampler = 0, 0
+  for _, r in ipairs(rows) do if r.name:sub(-2) == "__" then nsampler = nsampler + 1 end end
   for i, r in ipairs(rows) do
-    if i == #SAMPLER + 1 then line("") end
+    if i == nsampler + 1 then line("") end
     if r.name == "divergent__" then divergent = math.floor(r.mean * fit.chains * fit.n + 0.5) end
     line(head, r.name, num(r.mean, 3), num(r.mcse, 2), num(r.sd, 3), num(r.mad, 3), num(r.q5, 3),
          num(r.q50, 3), num(r.q95, 3), (num(r.ess_bulk, 4):gsub("%..*", "")),
          (num(r.ess_tail, 4):gsub("%..*", "")), r.rhat ~= r.rhat and "nan" or r.rhat < 100 and ("%.2f"):format(r.rhat) or num(r.rhat, 2))
   end
   line("")
-  line("Samples were drawn using %s.", fit.algorithm == "hmc" and "hmc with static integration time" or "hmc with nuts")
+  local how = {hmc = "hmc with static integration time", fixed_param = "fixed_param"}
+  line("Samples were drawn using %s.", how[fit.algorithm] or "hmc with nuts")
   if divergent > 0 then line("%d of %d iterations ended with a divergence.", divergent, fit.chains * fit.n) end
   line("For each parameter, ESS_bulk and ESS_tail measure the effective sample size for the")
   line("entire sample (bulk) and for the .05 and .95 tails (tail), and R_hat measures the")

@@ -10,7 +10,7 @@ build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-de
 # iproute2: the tests across network namespaces (tests/sh/nodes_*.sh);
 # clang: the fuzz target (libFuzzer); chromium: the trace report test renders
 # the page headless; python3: tests/lua/trace_names.lua reads a trace with
-# Python's json module; libzmq3-dev, libcjson-dev, libssl-dev: the Jupyter
+# Python's json module, tests/sh/hmc_csv.sh reads Stan CSV (standard library only); libzmq3-dev, libcjson-dev, libssl-dev: the Jupyter
 # kernel (built when they are present); python3-jupyter-client,
 # jupyter-nbconvert, python3-nbclient: its tests (real clients);
 # python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI);

@@ -17,6 +17,9 @@
 #include "adlib/lad_internal.h"
 #include "array/array.h"
 
+#include "ad_matrix_lua.h" /* generated from adlib/ad_matrix.lua */
+#include "ad_mvdist_lua.h" /* generated from adlib/ad_mvdist.lua */
+
 _Static_assert(sizeof(void *) >= 8, "var handles need 64-bit pointers");
 
 /* ------------------------------------------------------------ the state */
@@ -551,6 +554,15 @@ int lad_open(lua_State *L) {
   lad_open_dist(L, st);
   lad_open_mat(L, st);
   lad_open_drive(L, st);
+  lad_open_rng(L, st);
   lua_remove(L, st);
+  /* the functions written in Lua over the primitives above */
+  static const struct { const char *code, *name; size_t len; } chunks[] = {
+    {ad_matrix_lua, "=ad.matrix", ad_matrix_lua_len}, {ad_mvdist_lua, "=ad.mvdist", ad_mvdist_lua_len}};
+  for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+    if (luaL_loadbufferx(L, chunks[i].code, chunks[i].len, chunks[i].name, "t") != LUA_OK) lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+  }
   return 1;
 }

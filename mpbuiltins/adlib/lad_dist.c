@@ -11,8 +11,9 @@ static int count_error(lua_State *L, lad_state *S, int dist, const ad_arg *args,
   ad_dist_check_counts(&S->tape, dist, args, n, &k, &i);
   double v = ad_arg_at(&S->tape, &args[k], i);
   const char *want = "a non-negative integer";
-  if (dist == AD_DIST_BERNOULLI_LOGIT) want = "0 or 1";
-  if (dist == AD_DIST_BINOMIAL_LOGIT && k == 0) {
+  int kind = ad_dist_count_kind(dist);
+  if (kind == AD_CNT_BINARY) want = "0 or 1";
+  if (kind == AD_CNT_BOUNDED && k == 0) {
     lua_pushfstring(L, "an integer in 0..N (N = %f)", ad_arg_at(&S->tape, &args[1], i));
     want = lua_tostring(L, -1);
   }
@@ -122,8 +123,13 @@ static int l_log_mix(lua_State *L) {
 void lad_open_dist(lua_State *L, int st) {
   lua_newtable(L); /* ad.each */
   for (int d = 0; d < AD_DIST_COUNT_; d++) {
-    if (d == AD_DIST_LOG_MIX) continue;
     const char *name = ad_dist_name(d);
+    if (d == AD_DIST_LOG_MIX) continue;
+    if (ad_dist_is_function(d)) { /* ad.inc_beta(a, b, x): elementwise */
+      lad_push_coded(L, st, f_each, d, name);
+      lua_setfield(L, -3, name);
+      continue;
+    }
     lad_push_coded(L, st, f_dist, d, name);
     lua_setfield(L, -3, name);
     lua_pushfstring(L, "each.%s", name);

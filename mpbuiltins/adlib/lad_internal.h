@@ -10,6 +10,7 @@
 #include "ad_mat.h"
 #include "ad_scalar.h"
 #include "ad_vec.h"
+#include "ad_rng.h"
 #include "adlib/lad.h"
 
 /* The module's state: a full userdata created inert (ad_tape_init allocates
@@ -20,6 +21,7 @@ typedef struct lad_state {
   int nanchor;                     /* length of the anchor list */
   int anchor_mark[AD_MAXDEPTH];    /* nanchor when each region began */
   uint8_t second[AD_MAXDEPTH];     /* the region records for a Hessian */
+  ad_rng rng;                      /* the _rng functions' generator */
 } lad_state;
 
 #define LAD_STATE_KEY "ad.State"
@@ -120,5 +122,6 @@ void lad_open_math(lua_State *L, int state_idx);
 void lad_open_dist(lua_State *L, int state_idx);
 void lad_open_mat(lua_State *L, int state_idx);
 void lad_open_drive(lua_State *L, int state_idx);
+void lad_open_rng(lua_State *L, int state_idx);
 
 #endif

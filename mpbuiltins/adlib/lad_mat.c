@@ -212,6 +212,8 @@ static int l_mvn_cholesky(lua_State *L) {
   double v;
   ad_idx out;
   check(L, ad_mvn_cholesky(&S->tape, n, y, mu, Lf, &v, &out), fname, yr, yc, n, n2);
+  anchor2(L, S, out, oy, om); /* the Hessian passes read y, mu and L again */
+  anchor2(L, S, out, ol, 0);
   lad_push_result(L, S, v, out);
   return 1;
 }
@@ -265,12 +267,68 @@ static int l_matrix(lua_State *L) {
   return 1;
 }
 
+/* ad.eigenvalues_sym(A), ad.eigenvectors_sym(A): ascending eigenvalues (a
+** vector) and the eigenvectors (a matrix, by columns) of a symmetric A.
+** First order, of the symmetric part (A + A')/2: d lambda_k / dA_ij =
+** v_ik v_jk; dv_k = sum_(l != k) v_l (v_l' dS v_k) / (lambda_k - lambda_l). Each output is a precomputed node
+** over A's elements (no second order). */
+static int eigen(lua_State *L, int vectors) {
+  lad_state *S = lad_S(L);
+  const char *fname = vectors ? "ad.eigenvectors_sym" : "ad.eigenvalues_sym";
+  size_t n;
+  int oa;
+  lua_settop(L, 1);
+  ad_arg A = square(L, S, fname, &n, &oa);
+  size_t nn = n * n;
+  double *buf = lua_newuserdatauv(L, (nn * 2 + n + nn + 1) * sizeof(double) + nn * sizeof(ad_idx), 0);
+  double *vals = buf, *lam = vals + nn, *V = lam + n, *part = V + nn;
+  ad_idx *in = (ad_idx *)(part + nn);
+  const double *a = ad_arg_isvar(&A) ? S->tape.val + A.var : (A.c ? A.c : &A.cval);
+  memcpy(vals, a, nn * sizeof(double));
+  check(L, ad_eigen_sym_values(vals, n, lam, V), fname, n, n, n, n);
+  size_t nout = vectors ? nn : n;
+  if (!ad_arg_isvar(&A)) {
+    lad_pushconst(L, vectors ? V : lam, nout);
+    if (vectors) lad_setshape(L, -1, n, n);
+    return 1;
+  }
+  for (size_t i = 0; i < nn; i++) in[i] = A.var + (ad_idx)i;
+  ad_idx first = AD_NOVAR;
+  for (size_t o = 0; o < nout; o++) {
+    size_t k = vectors ? o / n : o, r = o % n; /* output: lambda_k, or V(r, k) */
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i < n; i++) {
+        double d;
+        if (!vectors) {
+          d = V[i + k * n] * V[j + k * n];
+        } else {
+          d = 0;
+          for (size_t l = 0; l < n; l++)
+            if (l != k && lam[k] != lam[l]) /* of the symmetric part (A + A') / 2 */
+              d += V[r + l * n] * 0.5 * (V[i + l * n] * V[j + k * n] + V[j + l * n] * V[i + k * n]) /
+                   (lam[k] - lam[l]);
+        }
+        part[i + j * n] = d;
+      }
+    ad_idx y;
+    int rc = ad_precomputed(&S->tape, vectors ? V[r + k * n] : lam[k], nn, in, part, &y);
+    if (rc) return lad_error(L, rc, 0, fname);
+    if (o == 0) first = y; /* each node adds one var: the outputs are contiguous */
+  }
+  lad_newvec(L, S, first, nout);
+  if (vectors) lad_setshape(L, -1, n, n);
+  return 1;
+}
+static int l_eigenvalues_sym(lua_State *L) { return eigen(L, 0); }
+static int l_eigenvectors_sym(lua_State *L) { return eigen(L, 1); }
+
 void lad_open_mat(lua_State *L, int st) {
   static const luaL_Reg fs[] = {
     {"matvec", l_matvec}, {"matmul", l_matmul}, {"cholesky_decompose", l_cholesky},
     {"mdivide_left_tri_low", l_trisolve}, {"log_determinant", l_logdet},
     {"multi_normal_cholesky_lpdf", l_mvn_cholesky}, {"add_diag", l_add_diag},
-    {"matrix", l_matrix}, {NULL, NULL}};
+    {"matrix", l_matrix}, {"eigenvalues_sym", l_eigenvalues_sym},
+    {"eigenvectors_sym", l_eigenvectors_sym}, {NULL, NULL}};
   lua_pushvalue(L, st);
   luaL_setfuncs(L, fs, 1);
 }

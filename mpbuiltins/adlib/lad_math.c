@@ -190,10 +190,12 @@ void lad_open_math(lua_State *L, int st) {
     lua_setfield(L, -2, un[i].name);
   }
   static const struct { const char *name; int op; } bin[] = {
-    {"add", AD_OP_ADD}, {"sub", AD_OP_SUB}, {"mul", AD_OP_MUL}, {"div", AD_OP_DIV},
-    {"pow", AD_OP_POW}, {"fmin", AD_OP_FMIN}, {"fmax", AD_OP_FMAX},
-    {"log_diff_exp", AD_OP_LOG_DIFF_EXP}};
+#define AD_X_(e, s) {s, AD_OP_##e},
+    AD_BINARY_OPS(AD_X_)
+#undef AD_X_
+    {"multiply_log", AD_OP_LMULTIPLY}}; /* Stan's older name of lmultiply */
   for (size_t i = 0; i < sizeof bin / sizeof bin[0]; i++) {
+    if (bin[i].op == AD_OP_LOG_SUM_EXP2) continue; /* ad.log_sum_exp: below */
     lad_push_coded(L, st, f_binary, bin[i].op, bin[i].name);
     lua_setfield(L, -2, bin[i].name);
   }

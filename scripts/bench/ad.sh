@@ -6,5 +6,6 @@ B=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 "$B/ad_core"
 "$B/ad_chol"
+"$B/ad_dists"
 "$B/ad_handles"
 "$B/mplua" --nompi -b "$HERE/ad_scalar.lua"

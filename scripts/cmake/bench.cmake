@@ -16,3 +16,6 @@ foreach(src ${MPLUA_BENCH_SRC})
   endif()
   target_link_libraries(${name} PRIVATE mplua::lua mplua_flags m)
 endforeach()
+# the plain-C baselines of the densities built as the core is (CMakeLists.txt, mplua_ad)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench/ad_dists.c PROPERTIES
+  COMPILE_OPTIONS -fno-math-errno)

@@ -77,7 +77,10 @@ check("matmul, A var, B 3x2", function(t) return ad.sum(ad.matmul(ad.matrix(t, 3
 local w3 = {w[1], w[2], w[3]}
 local _, _, H = ad.hessian(function(t) return ad.dot(w3, ad.matvec(ad.matrix(t:slice(1, 9), 3, 3), t:slice(10, 12))) end, theta)
 assert(H[1][10] == w[1] and H[2][10] == w[2] and H[4][11] == w[1] and H[1][1] == 0 and H[10][11] == 0)
-ok, err = pcall(ad.hessian, prod, theta)
+-- and so have products of var matrices (second order through the custom nodes)
+C.hessian("matmul and matvec, vars both sides", prod, theta, 1e-5)
+-- an operation without second derivatives is refused by name
+ok, err = pcall(ad.hessian, function(t) return ad.gamma_lcdf(2, ad.exp(t[1]), 1) end, {0.3})
 assert(not ok and err:find("no second-order information for this operation", 1, true), err)
 
 -- Cholesky: reference, L L' = A, gradients through a symmetric A(theta)

@@ -75,6 +75,19 @@ local function lpm(x)
 end
 local fm = hmc.sample(function(x) return ad.grad(lpm, x) end, {0, 0},
                       {chains = 2, n = 100, warmup = 100, seed = 4, parallel = false})
+-- with chains over the ranks (parallel, the default) a mapped likelihood is
+-- refused up front, naming the option and the mapper
+if mp.size > 1 then
+  local ok, err = pcall(function()
+    local fit = hmc.sample(function(x) return ad.grad(lpm, x) end, {0, 0}, {chains = 2, n = 10, warmup = 10, seed = 4})
+    return fit
+  end)
+  assert(not ok and err:find("lib_chains.lua:%d+: hmc.sample: logp_grad holds an mp.mapper %(logp_grad %(upvalue 'lpm'%) %(upvalue 'm'%)%)")
+         and err:find("Pass parallel = false to run the chains one after the other", 1, true), err)
+else
+  local f1 = hmc.sample(function(x) return ad.grad(lpm, x) end, {0, 0}, {chains = 2, n = 10, warmup = 10, seed = 4})
+  assert(#f1.draws[2] == 10, "one rank: chains with a mapper run in turn")
+end
 assert(#fm.draws[2] == 100)
 -- the same model inline gives the same draws
 local function lpi(x)
@@ -103,6 +116,6 @@ local function fails(text_, f, ...)
   local ok, err = pcall(f, ...)
   assert(not ok and tostring(err):find(text_, 1, true), tostring(err))
 end
-fails("opts.chains must be a positive integer", hmc.sample, lpg, {0, 0, 0}, {chains = 0})
+fails("option 'chains' must be an integer >= 1, got 0", hmc.sample, lpg, {0, 0, 0}, {chains = 0})
 fails("bad argument #2 to 'hmc.sample' (x0[2] is ", hmc.sample, lpg, {{0, 0 / 0, 0}}, {chains = 1})
 print("lib_chains ok", mp.size)

@@ -125,9 +125,10 @@ fails("bad argument #1 to 'hmc.sample' %(function expected, got nil%)", hmc.samp
 fails("bad argument #2 to 'hmc.sample' %(non%-empty table of numbers expected, got string%)", hmc.sample, g, "x")
 fails("bad argument #2 to 'hmc.sample' %(non%-empty table of numbers expected, got empty table%)", hmc.sample, g, {})
 fails("x0%[2%] is inf", hmc.sample, g, {0, math.huge})
-fails("opts.seed must be an integer", hmc.sample, g, {0}, {seed = 1.5})
-fails("opts.algorithm must be \"nuts\" or \"hmc\"", hmc.sample, g, {0}, {algorithm = "mala"})
-fails("logp_grad%(x0%) is not finite", hmc.sample, half_normal, {-1})
+fails("option 'seed' must be an integer, got 1.5", hmc.sample, g, {0}, {seed = 1.5})
+fails("option 'algorithm' must be one of \"nuts\", \"hmc\"", hmc.sample, g, {0}, {algorithm = "mala"})
+fails("chain 1: the log density or its gradient is not finite at x0 nor at 100 random inits", hmc.sample,
+      function() return -math.huge, {0} end, {-1})
 fails("gradient of length 1, expected 2", hmc.sample, function() return 0, {0} end, {0, 0})
 fails("bad argument #1 to 'hmc.summary'", hmc.summary, {})
 

@@ -70,6 +70,23 @@ local cases = {
      for j = 1, K do for i = j + 1, K do r[#r + 1] = t[i + (j - 1) * K] end end
      return r
    end},
+  -- vector bounds and multipliers, one per element
+  {"bounds (vectors)", function(y) return T.bounds(y, {-1, 0, 2}, {3, 0.5, 9}) end, {0.3, -1.2, 2.0}, all},
+  {"lower (vector)", function(y) return T.lower(y, {-1, 0, 2}) end, {0.3, -1.2, 2.0}, all},
+  {"offset_multiplier", function(y) return T.offset_multiplier(y, 1.5, 0.3) end, {0.3, -1.2, 2.0}, all},
+  {"offset_multiplier (vectors)", function(y) return T.offset_multiplier(y, {1, 2, 3}, {0.5, 2, 4}) end, {0.3, -1.2, 2.0}, all},
+  {"cholesky_factor_cov", function(y) return T.cholesky_factor_cov(y, 4, 3) end,
+   {0.3, -1.2, 0.9, 0.1, -0.4, 0.6, 0.2, -0.3, 0.7}, function(t) -- the free entries: lower triangle, all of row 4
+     local r = {}
+     for j = 1, 3 do for i = j, 4 do r[#r + 1] = t[i + (j - 1) * 4] end end
+     return r
+   end},
+  -- a covariance matrix's density is on its lower triangle, a correlation
+  -- matrix's on its strictly lower triangle
+  {"cov_matrix", function(y) return T.cov_matrix(y, 3) end, {0.3, -1.2, 0.9, 0.1, -0.4, 0.6},
+   function(t) local r = {} for j = 1, 3 do for i = j, 3 do r[#r + 1] = t[i + (j - 1) * 3] end end return r end},
+  {"corr_matrix", function(y) return T.corr_matrix(y, 4) end, {0.3, -1.2, 0.9, 0.1, -0.4, 0.6},
+   function(t) local r = {} for j = 1, 4 do for i = j + 1, 4 do r[#r + 1] = t[i + (j - 1) * 4] end end return r end},
 }
 for _, c in ipairs(cases) do
   local name, F, y, pick = c[1], c[2], c[3], c[4]
@@ -118,6 +135,28 @@ for i = 1, 4 do
   for j = 1, 4 do ss = ss + L[i][j] ^ 2; if j > i then assert(L[i][j] == 0) end end
   assert(C.close(ss, 1, 1e-14) and L[i][i] > 0, "cholesky_corr: rows of unit length")
 end
+
+-- sum_to_zero: sums to 0, linear (its log-Jacobian, a constant, is left out as Stan does)
+local z0 = T.sum_to_zero({0.3, -1.2, 2.0, 0.5})
+local zs = 0
+for i = 1, 5 do zs = zs + z0[i] end
+assert(#z0 == 5 and math.abs(zs) < 1e-14, "sum_to_zero sums to zero")
+local function stz4(y) local x = T.sum_to_zero(y); return x end
+local d1 = fd_logdet(stz4, {0.3, -1.2, 2.0, 0.5}, function(t) return {table.unpack(t, 1, 4)} end)
+local d2 = fd_logdet(stz4, {-2, 1, 0.1, 3}, function(t) return {table.unpack(t, 1, 4)} end)
+assert(math.abs(d1 - d2) < 1e-8 and select(2, T.sum_to_zero({1, 2})) == 0, "sum_to_zero: constant Jacobian")
+-- its image is isometric: |x|^2 = |y|^2 (Stan's transform, not the sum-to-the-rest one)
+local zz = 0
+for i = 1, 5 do zz = zz + z0[i] ^ 2 end
+assert(C.close(zz, 0.09 + 1.44 + 4 + 0.25, 1e-14), "sum_to_zero is isometric")
+-- correlation and covariance matrices: symmetric, positive definite, unit diagonal
+local Om = ad.value(T.corr_matrix({0.3, -1.2, 0.9, 0.1, -0.4, 0.6}, 4))
+for i = 1, 4 do
+  assert(C.close(Om[i][i], 1, 1e-14), "corr_matrix: unit diagonal")
+  for j = 1, 4 do assert(Om[i][j] == Om[j][i] and math.abs(Om[i][j]) <= 1) end
+end
+local Sg = ad.value(T.cov_matrix({0.3, -1.2, 0.9, 0.1, -0.4, 0.6}, 3))
+assert(C.close(Sg[1][1], math.exp(0.6), 1e-14) and C.close(Sg[2][1], -1.2 * math.exp(0.3), 1e-14) and Sg[1][2] == Sg[2][1])
 
 -- the parameter declarations (lib/params.lua)
 local m = params{

@@ -181,12 +181,19 @@ end, {1})
 local short = {}
 for j = 1, J do short[j] = {1} end
 C.fails("the direction's lengths do not match", m2.jvp, m2, th0, short)
--- job 2 goes through a Cholesky factor (first order only), job 1 does not
-local mc = mp.mapper(function(t, d)
+-- job 2 goes through a Cholesky factor: its Hessian goes through the map
+local mch = mp.mapper(function(t, d)
   if d[1] == 1 then return {t[1] * t[1]} end
   return {ad.sum(ad.cholesky_decompose(ad.matrix({{t[1], 0}, {0, t[1]}})))}
 end, {{1}, {2}})
-assert(ad.grad(function(p) return mc({p, p})[2][1] end, {4}) == 4, "first order through a matrix op")
+local _, gch, Hch = ad.hessian(function(p) return mch({p, p})[2][1] end, {4})
+assert(gch[1] == 0.5 and C.close(Hch[1][1], -1 / 16, 1e-14), "second order through a Cholesky factor in a job")
+-- job 2 goes through gamma_lcdf (first order only), job 1 does not
+local mc = mp.mapper(function(t, d)
+  if d[1] == 1 then return {t[1] * t[1]} end
+  return {ad.gamma_lcdf(2, t[1], 1)}
+end, {{1}, {2}})
+assert(ad.grad(function(p) return mc({p, p})[2][1] end, {4}) ~= 0, "first order through gamma_lcdf")
 C.fails("no second-order information for this operation", ad.hessian, function(p) return mc({p, p})[2][1] end, {4})
 C.fails("job 2:", ad.hessian, function(p) return mc({p, p})[2][1] end, {4})
 print("map_hessian ok", mp.size)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The normal cdf on the log scale and the regularized incomplete beta
 ** function with its parameter derivatives (for normal_lcdf/lccdf and
 ** student_t_lccdf). See ad_special.h. */
@@ -82,4 +83,59 @@ double ad_inc_beta(double a, double b, double x, double *da, double *db) {
   if (da) *da = ga;
   if (db) *db = gb;
   return I;
+}
+
+/* Phi^-1(p): Acklam's rational approximation (relative error ~1e-9) as a
+** start, then Newton steps on log Phi (accurate in the lower tail) to full
+** precision; the upper half by symmetry. */
+double ad_inv_Phi(double p) {
+  static const double a[6] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                              1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[5] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                              6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                              -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                              3.754408661907416e+00};
+  if (isnan(p) || p < 0 || p > 1) return NAN;
+  if (p == 0) return -INFINITY;
+  if (p == 1) return INFINITY;
+  if (p > 0.5) return -ad_inv_Phi(1 - p);
+  double x;
+  if (p < 0.02425) {
+    double q = sqrt(-2 * log(p));
+    x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+        ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  } else {
+    double q = p - 0.5, r = q * q;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  double lp = log(p);
+  for (int k = 0; k < 4; k++) {
+    double r, step = (ad_log_Phi(x, &r) - lp) / r;
+    x -= step;
+    if (fabs(step) <= 1e-16 * fabs(x)) break;
+  }
+  return x;
+}
+
+/* log I_y(a, b) (upper: log(1 - I) = log I_(1-y)(b, a)) with its partials in
+** y, a, b */
+void ad_log_inc_beta(int upper, double y, double a, double b, double *f, double *gy, double *ga,
+                     double *gb) {
+  if (y <= 0 || y >= 1) {
+    int low = y <= 0;
+    *f = (low != upper) ? -INFINITY : 0;
+    *gy = *ga = *gb = 0;
+    return;
+  }
+  double da, db, I;
+  if (!upper) I = ad_inc_beta(a, b, y, &da, &db);
+  else I = ad_inc_beta(b, a, 1 - y, &db, &da);
+  double lpdf = (a - 1) * log(y) + (b - 1) * log1p(-y) - ad_lbeta(a, b);
+  *f = log(I);
+  *gy = (upper ? -1 : 1) * exp(lpdf - *f);
+  *ga = da / I;
+  *gb = db / I;
 }
