@@ -142,7 +142,7 @@ int luaopen_mp_auto(lua_State *L);
 
 /* ------------------------------------------------------ a host's memory */
 /* Element types of mplua_array (those of mp.Array). */
-enum { MPLUA_F64 = 0, MPLUA_F32, MPLUA_I64, MPLUA_I32, MPLUA_U8 };
+enum { MPLUA_F64 = 0, MPLUA_F32, MPLUA_I64, MPLUA_I32, MPLUA_U8, MPLUA_C64, MPLUA_C128 };
 
 /* Push an mp.Array view on the host's buffer `data` (dtype, ndim 1..8 dims,
 ** column-major: dims[0] varies fastest) without copying it, and, if name is

@@ -23,7 +23,8 @@ static int checkdtype(lua_State *L, int arg) {
   const char *s = luaL_checkstring(L, arg);
   int d = mpb_dtype_from_name(s);
   if (d < 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32 or u8)", s));
+    luaL_argerror(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32, "
+                                          "u8, c64 or c128)", s));
   return d;
 }
 
@@ -418,6 +419,7 @@ static const luaL_Reg funcs[] = {
 /* mp.array, mp.array_like, and mp.Array: the methods table, so that every
 ** method is also a function (mp.Array.add(a, b) is a:add(b)). */
 void mpb_open_array(lua_State *L) {
+  mpb_open_complex(L);
   mpb_array_pushmt(L);
   lua_getfield(L, -1, "__index");
   lua_getupvalue(L, -1, 1);

@@ -168,7 +168,7 @@ static void parse_string(lua_State *L, const char *str, lspec *s, int arg, const
     dt[dl] = '\0';
   }
   s->dtype = mpb_dtype_from_name(dt);
-  if (s->dtype < 0) mpb_lay_argerror(L, arg, fn, "unknown dtype '%s' (f64, f32, i64, i32, u8)", dt);
+  if (s->dtype < 0) mpb_lay_argerror(L, arg, fn, "unknown dtype '%s' (f64, f32, i64, i32, u8, c64, c128)", dt);
   c.i++;
   do {
     if (s->nd == MPB_LAYOUT_MAXDIM) mpb_lay_argerror(L, arg, fn, "%s", mpb_layout_strerror(MPB_LAYOUT_ENDIM));
@@ -250,7 +250,7 @@ static void read_opts(lua_State *L, int t, lspec *s, int arg, const char *fname)
   lua_Integer v;
   if (lua_getfield(L, t, "dtype") != LUA_TNIL) {
     s->dtype = mpb_dtype_from_name(lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-    if (s->dtype < 0) mpb_lay_argerror(L, arg, fname, "unknown dtype (f64, f32, i64, i32, u8)");
+    if (s->dtype < 0) mpb_lay_argerror(L, arg, fname, "unknown dtype (f64, f32, i64, i32, u8, c64, c128)");
   }
   if (lua_getfield(L, t, "split") == LUA_TTABLE) {
     read_split(L, lua_gettop(L), s, arg, fname);
