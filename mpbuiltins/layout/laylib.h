@@ -17,6 +17,9 @@
 **                to a communicator (comm:with_topology, t:attach)
 **   halo.c       halo exchanges of an array with a layout
 **   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
+**   fft.c        mp.fft plans (layout_fft.c chains their layouts); fft_run.c
+**                runs them; the local transforms come from a plug-in
+**                (fft_backend.h, mpbuiltins/fftw/)
 */
 #ifndef MPB_LAYLIB_H
 #define MPB_LAYLIB_H
@@ -87,6 +90,16 @@ mpb_graph *mpb_graph_push(lua_State *L, int n, int64_t nout, int64_t nin);
 int64_t mpb_graph_dests(lua_State *L, int idx, int n, int *to, double *w, int *weighted, int arg,
                         const char *fname);
 
+/* Transpose plans (transpose.c): push the plan from layout a (at aidx) to b
+** (bidx) on the communicator at cidx (errors name fname's arguments 2 and
+** 3); apply the plan at pidx in direction dir (0 forward, 1 back) to the
+** array at sidx into the one at didx, both checked by the caller to be the
+** blocks of this rank: wait 1 runs it to the end (nothing pushed), wait 0
+** pushes its mp.Exchange request. */
+void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *fname);
+void mpb_transpose_run(lua_State *L, int pidx, int dir, int sidx, int didx, int wait,
+                       const char *fname);
+
 /* Openers: each adds its functions to the mp table on top (mpb_open_layout
 ** calls the others). */
 void mpb_open_layout(lua_State *L);
@@ -101,6 +114,8 @@ void mpb_open_reorder(lua_State *L);
 void mpb_cart_neighbor_methods(lua_State *L, int methods);
 void mpb_open_graph(lua_State *L);
 void mpb_open_dist_graph(lua_State *L);
+/* fft.c: mp.fft and its plans. */
+void mpb_open_fft(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a
 ** topology's methods table (cart.c, graph.c). */
 void mpb_topo_neighbor_methods(lua_State *L, int methods);

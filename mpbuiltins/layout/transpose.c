@@ -89,16 +89,13 @@ static void plan_dir(const mpb_layout *src, const mpb_layout *dst, int me, tdir 
   d->ph.self = d->self;
 }
 
-/* mp.transpose(from, to [, comm]) */
-static int transpose(lua_State *L) {
-  const char *fn = "transpose";
+/* The plan from layout a (at aidx) to b (at bidx) on the communicator at
+** cidx, pushed; errors name argument 2 (the layouts) and 3 (comm) of fname. */
+void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *fn) {
   mpb_state *st = mpb_get(L);
-  mpb_lay *a = mpb_lay_check(L, 1, fn), *b = mpb_lay_check(L, 2, fn);
-  if (lua_isnoneornil(L, 3)) {
-    lua_settop(L, 2);
-    mpb_comm_pushworld(L);
-  }
-  mpb_comm *c = mpb_comm_check(L, st, 3, fn);
+  aidx = lua_absindex(L, aidx), bidx = lua_absindex(L, bidx), cidx = lua_absindex(L, cidx);
+  mpb_lay *a = mpb_lay_check(L, aidx, fn), *b = mpb_lay_check(L, bidx, fn);
+  mpb_comm *c = mpb_comm_check(L, st, cidx, fn);
   int perm[MPB_LAYOUT_MAXDIM], bad;
   int rc = mpb_layout_match(&a->l, &b->l, perm, &bad);
   if (rc == MPB_LAYOUT_ENRANKS)
@@ -117,9 +114,10 @@ static int transpose(lua_State *L) {
   tplan *p = lua_newuserdatauv(L, sizeof *p + 4 * (size_t)P * sizeof(mpb_xbox), 3);
   memset(p, 0, sizeof *p);
   luaL_setmetatable(L, PLAN_MT);
-  for (int i = 1; i <= 3; i++) {
-    lua_pushvalue(L, i == 1 ? 3 : i - 1);
-    lua_setiuservalue(L, -2, i);
+  const int slots[3] = {cidx, aidx, bidx};
+  for (int i = 0; i < 3; i++) {
+    lua_pushvalue(L, slots[i]);
+    lua_setiuservalue(L, -2, i + 1);
   }
   p->from = *a;
   p->to = *b;
@@ -132,6 +130,15 @@ static int transpose(lua_State *L) {
     plan_dir(d ? &b->l : &a->l, d ? &a->l : &b->l, p->me, &p->dir[d], tmp);
   }
   lua_pop(L, 1);
+}
+
+/* mp.transpose(from, to [, comm]) */
+static int transpose(lua_State *L) {
+  if (lua_isnoneornil(L, 3)) {
+    lua_settop(L, 2);
+    mpb_comm_pushworld(L);
+  }
+  mpb_transpose_push(L, 1, 2, 3, "transpose");
   return 1;
 }
 
@@ -162,6 +169,17 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
   if (!wait) return 1;
   lua_pushvalue(L, 3);
   return 1;
+}
+
+void mpb_transpose_run(lua_State *L, int pidx, int dir, int sidx, int didx, int wait,
+                       const char *fname) {
+  pidx = lua_absindex(L, pidx), sidx = lua_absindex(L, sidx), didx = lua_absindex(L, didx);
+  tplan *p = lua_touserdata(L, pidx);
+  lua_getiuservalue(L, pidx, 1);
+  int top = lua_gettop(L);
+  mpb_xchg_apply(L, top, pidx, &p->dir[dir].ph, 1, sidx, didx, MPB_COLL_TRANSPOSE, fname, wait);
+  if (wait) lua_settop(L, top - 1); /* the communicator, and a spent request if any */
+  else lua_remove(L, top);          /* the request stays */
 }
 
 static int forward(lua_State *L) { return apply(L, 0, 1, "Transpose.forward"); }
