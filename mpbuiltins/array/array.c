@@ -106,7 +106,7 @@ static int64_t check_shape(lua_State *L, int dtype, int ndim, const int64_t *dim
 mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims) {
   int64_t n = check_shape(L, dtype, ndim, dims);
   size_t bytes = (size_t)n * mpb_dtype_size(dtype);
-  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes, 1);
+  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes, 2);
   set_header(a, a + 1, n, dtype, ndim, dims, NULL);
   memset(a->data, 0, bytes);
   mpb_array_pushmt(L);
@@ -123,13 +123,28 @@ mpb_array *mpb_array_strided(lua_State *L, int owner_idx, void *data, int dtype,
                              int ndim, const int64_t *dims, const int64_t *strides) {
   owner_idx = lua_absindex(L, owner_idx);
   int64_t n = check_shape(L, dtype, ndim, dims);
-  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array), 1);
+  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array), 2);
   set_header(a, data, n, dtype, ndim, dims, strides);
   mpb_array_pushmt(L);
   lua_setmetatable(L, -2);
   lua_pushvalue(L, owner_idx);
   lua_setiuservalue(L, -2, 1);
   return a;
+}
+
+void mpb_array_setattr(lua_State *L, int idx) { lua_setiuservalue(L, idx, 2); }
+
+int mpb_array_getattr(lua_State *L, int idx) {
+  return lua_getiuservalue(L, idx, 2);
+}
+
+void mpb_array_copyattr(lua_State *L, int src, int dst) {
+  dst = lua_absindex(L, dst);
+  if (lua_getiuservalue(L, src, 2) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_setiuservalue(L, dst, 2);
 }
 
 mpb_array *mpb_array_testv(lua_State *L, int idx) {

@@ -128,6 +128,19 @@ void mpb_complex_push(lua_State *L, double re, double im);
 /* Whether the value at idx is an mp.Complex; its parts go to *re, *im. */
 int mpb_complex_test(lua_State *L, int idx, double *re, double *im);
 
+/* ---- Attributes: an array may carry one Lua value (its second user value)
+** that the array layer does not interpret; layout/ attaches a distributed
+** array's layout. A table attribute is consulted before the array's own
+** methods for string keys (its fields and its metatable's __index: a.layout,
+** a:sum()), tostring(a) calls its `tostring` field when it has one, and the
+** result of an element-wise operation, copy or *_like carries the attribute
+** of its operand (of the first one that has one, when the shapes agree).
+** Views do not: a view is a plain array. */
+void mpb_array_setattr(lua_State *L, int idx);  /* pops the value (nil: none) */
+int mpb_array_getattr(lua_State *L, int idx);   /* pushes it; returns its type */
+/* Give the array at dst the attribute of the array at src, if it has one. */
+void mpb_array_copyattr(lua_State *L, int src, int dst);
+
 /* Note on mpb_array_setd (C callers, never raises): integer dtypes truncate
 ** toward zero and saturate at their range (nan stores 0); f32 overflows to
 ** +-inf. Lua code always goes through the checked rules instead. */

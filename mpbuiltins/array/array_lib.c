@@ -189,11 +189,12 @@ static int array(lua_State *L) {
   return 1;
 }
 
-/* mp.array_like(a [, dtype]): zeros of a's shape. */
+/* mp.array_like(a [, dtype]): zeros of a's shape (and attribute). */
 static int array_like(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   int dtype = lua_isnoneornil(L, 2) ? a->dtype : checkdtype(L, 2);
   mpb_array_new(L, dtype, a->ndim, a->dims);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
@@ -268,12 +269,14 @@ static int copy(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array *c = mpb_array_new(L, a->dtype, a->ndim, a->dims);
   mpb_array_pack(a, c->data);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
 static int zeros_like(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array_new(L, a->dtype, a->ndim, a->dims);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
@@ -303,7 +306,14 @@ static int mm_index(lua_State *L) {
     mpb_array_pushelem(L, a, mpb_array_offset(a, checkindex(L, 2, a->n) - 1));
     return 1;
   }
-  /* methods first: a:add(b) is more frequent than a.dtype */
+  /* the attribute first (a distributed array's own methods and fields), then
+  ** the methods: a:add(b) is more frequent than a.dtype */
+  if (lua_getiuservalue(L, 1, 2) == LUA_TTABLE) {
+    lua_pushvalue(L, 2);
+    if (lua_gettable(L, -2) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
@@ -345,9 +355,16 @@ static int mm_len(lua_State *L) {
   return 1;
 }
 
-/* "mp.Array(f64, 2x3)", followed by the elements when there are few. */
+/* "mp.Array(f64, 2x3)", followed by the elements when there are few; an
+** attribute with a `tostring` field prints the array instead. */
 static int mm_tostring(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
+  if (mpb_array_getattr(L, 1) == LUA_TTABLE && lua_getfield(L, -1, "tostring") == LUA_TFUNCTION) {
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+  }
+  lua_settop(L, 1);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "mp.Array(");

@@ -116,6 +116,23 @@ static void run(lua_State *L, mpb_run_fn f, mpb_array *t, mpb_array *out, operan
   if (out && t != out) mpb_arr_cast(out, t);
 }
 
+/* A new result (at r) carries the attribute of operand a (or b: 0 none) when
+** it has one and the result's shape (a broadcast may have grown it). */
+static void keep_attr(lua_State *L, int r, int a, int b) {
+  const mpb_array *res = lua_touserdata(L, r);
+  for (int k = 0; k < 2; k++) {
+    int idx = k ? b : a;
+    const mpb_array *x = idx ? mpb_array_testv(L, idx) : NULL;
+    if (!x || x->ndim != res->ndim || memcmp(x->dims, res->dims, sizeof(int64_t) * (size_t)x->ndim))
+      continue;
+    if (mpb_array_getattr(L, idx) != LUA_TNIL) {
+      mpb_array_setattr(L, r);
+      return;
+    }
+    lua_pop(L, 1);
+  }
+}
+
 /* ---------------------------------------------------------------- binary */
 
 static int is_bitwise(int op) { return op == MPB_OP_BAND || op == MPB_OP_BOR || op == MPB_OP_BXOR; }
@@ -187,6 +204,7 @@ static int binop(lua_State *L, int op, const char *fname, int inplace) {
     in[k].a = mpb_arr_as_dtype(L, in[k].a, R);
   }
   run(L, mpb_kern_binary(op, R), t, out, in, 2, 2, fname);
+  if (!out) keep_attr(L, result, x ? 1 : 2, x && y ? 2 : 0);
   lua_pushvalue(L, result);
   return 1;
 }
@@ -217,6 +235,7 @@ static int unop(lua_State *L, int fn, const char *fname, int inplace) {
   in.a = unalias(L, in.a, t);
   in.a = mpb_arr_as_dtype(L, in.a, D);
   run(L, f, t, out, &in, 1, 1, fname);
+  if (!out) keep_attr(L, result, 1, 0);
   lua_pushvalue(L, result);
   return 1;
 }

@@ -106,6 +106,11 @@ static void arrays(lua_State *L, fft_plan *p, int dir, const char *fname) {
     int64_t dims[MPB_LAYOUT_MAXDIM];
     int nd = mpb_lay_block_shape(to, p->me, NULL, dims);
     mpb_array_new(L, to->dtype, nd, dims);
+    if (mpb_darray_test(L, 2)) { /* the result keeps the layout: the output's */
+      lua_getiuservalue(L, 1, 1);
+      mpb_darray_attach(L, -2, 5, NULL, lua_gettop(L));
+      lua_pop(L, 1);
+    }
     lua_replace(L, 3);
   } else {
     mpb_array *o = mpb_lay_check_block(L, to, p->me, NULL, NULL, 3, fname);

@@ -464,6 +464,7 @@ void mpb_open_layout(lua_State *L) {
   lua_pushcfunction(L, with);
   lua_setfield(L, -2, "with");
   mpb_layout_open_query(L, lua_gettop(L));
+  mpb_open_darray(L, mpt, lua_gettop(L));
   lua_pushcclosure(L, index_, 1);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, tostr);

@@ -16,6 +16,8 @@
 **   neighbor.c   neighbourhood collectives of both, and attaching a topology
 **                to a communicator (comm:with_topology, t:attach)
 **   halo.c       halo exchanges of an array with a layout
+**   darray.c     distributed arrays: an array carrying its layout; whole-array
+**                reductions, gather, scatter, redistribute
 **   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
 **   fft.c        mp.fft plans (layout_fft.c chains their layouts); fft_run.c
 **                runs them; the local transforms come from a plug-in
@@ -114,6 +116,15 @@ void mpb_open_reorder(lua_State *L);
 void mpb_cart_neighbor_methods(lua_State *L, int methods);
 void mpb_open_graph(lua_State *L);
 void mpb_open_dist_graph(lua_State *L);
+/* darray.c: distributed arrays (an mp.Array with its layout as attribute).
+** Attach layout (at layidx; the array's dtype rules) to the array at aidx,
+** with halo widths (NULL: none) and the communicator at cidx (0: mp.world
+** when used). mpb_open_darray adds mp.darray to the mp table at mpt and
+** scatter to the layouts' methods at laymethods. */
+void mpb_darray_attach(lua_State *L, int aidx, int layidx, const int64_t *halo, int cidx);
+/* Whether the value at idx is a distributed array. */
+int mpb_darray_test(lua_State *L, int idx);
+void mpb_open_darray(lua_State *L, int mpt, int laymethods);
 /* fft.c: mp.fft and its plans. */
 void mpb_open_fft(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a

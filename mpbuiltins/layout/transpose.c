@@ -158,6 +158,12 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
     int64_t dims[MPB_LAYOUT_MAXDIM];
     int nd = mpb_lay_block_shape(dst, p->me, NULL, dims);
     mpb_array_new(L, dst->dtype, nd, dims);
+    if (mpb_darray_test(L, 2)) { /* the result keeps the layout: the destination's */
+      lua_getiuservalue(L, 1, d ? 2 : 3);
+      lua_getiuservalue(L, 1, 1);
+      mpb_darray_attach(L, -3, -2, NULL, lua_gettop(L));
+      lua_pop(L, 2);
+    }
     lua_replace(L, 3);
   } else {
     mpb_lay_check_block(L, dst, p->me, NULL, NULL, 3, fname);
