@@ -126,6 +126,16 @@ static mpb_array *owned(lua_State *L, int idx, const darr *d) {
   return v;
 }
 
+mpb_array *mpb_darray_parts(lua_State *L, int idx, mpb_lay *y, const char *fname) {
+  darr d;
+  idx = lua_absindex(L, idx);
+  dcheck(L, idx, &d, fname);
+  mpb_array *v = owned(L, idx, &d);
+  dcomm(L, idx, &d, fname);
+  *y = d.lay;
+  return v;
+}
+
 /* ------------------------------------------------------------ reductions */
 /* Call the plain array method name (mp.Array, upvalue 1) on the view on top
 ** (replaced by the result), with one more argument at extra (0: none). */

@@ -485,4 +485,5 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_dist_graph(L);
   mpb_open_neighbor(L);
   mpb_open_fft(L);
+  mpb_open_file(L);
 }

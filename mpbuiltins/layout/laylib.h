@@ -18,6 +18,8 @@
 **   halo.c       halo exchanges of an array with a layout
 **   darray.c     distributed arrays: an array carrying its layout; whole-array
 **                reductions, gather, scatter, redistribute
+**   file.c       mp.save, mp.load: a distributed array in one .npy file,
+**                collectively through MPI-IO (layout_npy.c: the header)
 **   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
 **   fft.c        mp.fft plans (layout_fft.c chains their layouts); fft_run.c
 **                runs them; the local transforms come from a plug-in
@@ -124,7 +126,14 @@ void mpb_open_dist_graph(lua_State *L);
 void mpb_darray_attach(lua_State *L, int aidx, int layidx, const int64_t *halo, int cidx);
 /* Whether the value at idx is a distributed array. */
 int mpb_darray_test(lua_State *L, int idx);
+/* The distributed array at idx: pushes its owned block (a view, the halo
+** left out) and its communicator (mp.world when it has none; checked
+** against the layout), returns the block; its layout, with the array's
+** dtype, goes to *y. Raises naming fname if idx is not one. */
+struct mpb_array *mpb_darray_parts(lua_State *L, int idx, mpb_lay *y, const char *fname);
 void mpb_open_darray(lua_State *L, int mpt, int laymethods);
+/* file.c: mp.save and mp.load (NumPy's .npy files through MPI-IO). */
+void mpb_open_file(lua_State *L);
 /* fft.c: mp.fft and its plans. */
 void mpb_open_fft(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a
