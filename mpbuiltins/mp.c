@@ -35,6 +35,8 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "bytes_sent");
   lua_pushinteger(L, (lua_Integer)st->bytes_recv);
   lua_setfield(L, -2, "bytes_received");
+  lua_pushinteger(L, (lua_Integer)st->looks);
+  lua_setfield(L, -2, "inbox_looks");
   return 1;
 }
 

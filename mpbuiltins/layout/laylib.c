@@ -88,8 +88,8 @@ static void spec_make(lua_State *L, lspec *s, int arg, const char *fname) {
       s->grid[a] = used ? 0 : 1;
       w[a] = 1;
     }
-    for (int k = 0; k < s->nd; k++)
-      if (s->axis[k] >= 0) w[s->axis[k]] = s->ext[k] > 0 ? s->ext[k] : 1;
+    for (int k = 0; k < s->nd; k++) /* even: the extents themselves (0 too) */
+      if (s->axis[k] >= 0) w[s->axis[k]] = s->ext[k] > 0 || !s->balanced ? s->ext[k] : 1;
     if (!used && nranks != 1)
       mpb_lay_argerror(L, arg, fname, "no dimension is split, so the layout is for 1 rank, "
                        "not %d (a layout holds no copies)", nranks);

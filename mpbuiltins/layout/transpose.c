@@ -14,8 +14,10 @@
 **   p:iforward(a [, out]), p:iback(b [, out])   the same, returning an
 **                            mp.Exchange request (req:wait() returns out)
 **   p:info()                 {method, peers, messages, send_bytes, recv_bytes,
-**                            self_bytes, peak_extra, from, to} (forward; the
-**                            back direction moves the same bytes reversed)
+**                            self_bytes, peak_extra, plan_bytes, from, to}
+**                            (forward; the back direction moves the same
+**                            bytes reversed; plan_bytes: the plan's memory,
+**                            one box per peer and direction)
 **   p.from, p.to             the layouts
 */
 #include <string.h>
@@ -37,9 +39,9 @@ typedef struct {
 /* user values: 1 communicator, 2 from layout, 3 to layout */
 typedef struct {
   mpb_lay from, to;
-  int me, nranks;
+  int me, nranks, nbox;
   tdir dir[2];              /* 0 forward, 1 back */
-  mpb_xbox boxes[];         /* 4 * nranks: send/recv of both directions */
+  mpb_xbox boxes[];         /* send/recv of both directions: one per peer */
 } tplan;
 
 /* A global box (in src's dim order) as a box of the local array of lay on
@@ -60,8 +62,22 @@ static void to_local(const mpb_layout *lay, const int *perm, int me, const mpb_b
   }
 }
 
+/* How many boxes of src -> dst rank me sends (*ns) and receives (*nr),
+** the part it keeps left out. */
+static void count_dir(const mpb_layout *src, const mpb_layout *dst, int me, mpb_box *tmp,
+                      int *ns, int *nr) {
+  int perm[MPB_LAYOUT_MAXDIM], bad;
+  mpb_layout_match(src, dst, perm, &bad);
+  *ns = *nr = 0;
+  for (int recv = 0; recv < 2; recv++) {
+    int n = mpb_transpose_boxes(src, dst, perm, me, recv, tmp);
+    for (int i = 0; i < n; i++)
+      if (tmp[i].peer != me) ++*(recv ? nr : ns);
+  }
+}
+
 /* The plan of src -> dst on rank me into d (send and recv have room for
-** nranks boxes each). */
+** the boxes count_dir counted). */
 static void plan_dir(const mpb_layout *src, const mpb_layout *dst, int me, tdir *d,
                      mpb_box *tmp) {
   int perm[MPB_LAYOUT_MAXDIM], bad;
@@ -110,9 +126,13 @@ void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *
   if (c->size != a->l.nranks)
     mpb_lay_argerror(L, 3, fn, "the communicator has %d ranks, the layouts %d", c->size,
                      a->l.nranks);
-  int P = a->l.nranks;
-  tplan *p = lua_newuserdatauv(L, sizeof *p + 4 * (size_t)P * sizeof(mpb_xbox), 3);
+  int P = a->l.nranks, ns, nr;
+  mpb_box *tmp = lua_newuserdatauv(L, (size_t)P * sizeof *tmp, 0);
+  count_dir(&a->l, &b->l, c->rank, tmp, &ns, &nr);
+  /* memory for the peers this rank exchanges with, not for every rank */
+  tplan *p = lua_newuserdatauv(L, sizeof *p + 2 * (size_t)(ns + nr) * sizeof(mpb_xbox), 3);
   memset(p, 0, sizeof *p);
+  p->nbox = 2 * (ns + nr);
   luaL_setmetatable(L, PLAN_MT);
   const int slots[3] = {cidx, aidx, bidx};
   for (int i = 0; i < 3; i++) {
@@ -123,13 +143,13 @@ void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *
   p->to = *b;
   p->me = c->rank;
   p->nranks = P;
-  mpb_box *tmp = lua_newuserdatauv(L, (size_t)P * sizeof *tmp, 0);
-  for (int d = 0; d < 2; d++) {
-    p->dir[d].send = p->boxes + (size_t)(2 * d) * (size_t)P;
-    p->dir[d].recv = p->boxes + (size_t)(2 * d + 1) * (size_t)P;
+  p->dir[0].send = p->boxes;            /* forward: ns sends, nr receives */
+  p->dir[0].recv = p->boxes + ns;
+  p->dir[1].send = p->boxes + ns + nr;  /* back: the other way round */
+  p->dir[1].recv = p->boxes + ns + 2 * nr;
+  for (int d = 0; d < 2; d++)
     plan_dir(d ? &b->l : &a->l, d ? &a->l : &b->l, p->me, &p->dir[d], tmp);
-  }
-  lua_pop(L, 1);
+  lua_remove(L, -2); /* tmp */
 }
 
 /* mp.transpose(from, to [, comm]) */
@@ -203,8 +223,10 @@ static void push_spec(lua_State *L, const mpb_lay *y) {
 static int info(lua_State *L) {
   tplan *p = check_plan(L, "Transpose.info");
   mpb_xstats s;
-  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
-  mpb_xchg_push_info(L, &s, MPB_TRANSPOSE_METHOD, 2);
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), sizeof(mpb_uhdr), &s);
+  mpb_xchg_push_info(L, &s, MPB_TRANSPOSE_METHOD, 3);
+  lua_pushinteger(L, (lua_Integer)(sizeof *p + (size_t)p->nbox * sizeof(mpb_xbox)));
+  lua_setfield(L, -2, "plan_bytes");
   push_spec(L, &p->from);
   lua_setfield(L, -2, "from");
   push_spec(L, &p->to);
@@ -215,7 +237,7 @@ static int info(lua_State *L) {
 static int tostr(lua_State *L) {
   tplan *p = check_plan(L, "Transpose.__tostring");
   mpb_xstats s;
-  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), sizeof(mpb_uhdr), &s);
   char a[512], b[512];
   mpb_layout_format(&p->from.l, mpb_dtype_name(p->from.dtype), 0, a, sizeof a);
   mpb_layout_format(&p->to.l, mpb_dtype_name(p->to.dtype), 0, b, sizeof b);
