@@ -81,27 +81,10 @@ static int make(lua_State *L) {
 }
 
 /* ------------------------------------------------------------- arithmetic */
-/* An operand that is neither a number nor a complex value (an array, an ad
-** variable): let its metamethod do the operation, as Lua would if complex
-** values had none. Returns -1 when it has none. */
-static int defer(lua_State *L, const char *event) {
-  lua_settop(L, 2);
-  for (int k = 1; k <= 2; k++) {
-    mpb_cplx z;
-    if (tocplx(L, k, &z)) continue;
-    if (luaL_getmetafield(L, k, event) == LUA_TNIL) continue;
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
-    return 1;
-  }
-  return -1;
-}
-
 static int arith(lua_State *L, const char *event, mpb_cplx (*op)(mpb_cplx, mpb_cplx)) {
   mpb_cplx a, b;
   if (!tocplx(L, 1, &a) || !tocplx(L, 2, &b)) {
-    if (defer(L, event) >= 0) return 1;
+    if (mpb_arr_defer(L, event, 0) >= 0) return 1; /* an array, an ad variable */
     int bad = tocplx(L, 1, &a) ? 2 : 1;
     return luaL_error(L, "attempt to perform arithmetic on a %s value (with an mp.Complex)",
                       luaL_typename(L, bad));

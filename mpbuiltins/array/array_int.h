@@ -46,6 +46,12 @@ int mpb_arr_promote(int a, int b);
 ** mpb_kern_cast) pushed on the stack. */
 mpb_array *mpb_arr_as_dtype(lua_State *L, mpb_array *x, int R);
 
+/* x + v where v is neither a number nor a complex value (nor an array, when
+** arrays: an ad var, say): Lua asked the metamethod of x first; give v's its
+** turn (called with both operands, its result left on the stack, returns
+** 1), as Lua would if x's type had none. -1: neither has one. */
+int mpb_arr_defer(lua_State *L, const char *event, int arrays);
+
 /* mp.Complex values (array_complex.c): push their metatable (made on first
 ** use); add mp.complex and mp.Complex to the table on top. */
 void mpb_complex_pushmt(lua_State *L);

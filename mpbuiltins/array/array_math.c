@@ -263,13 +263,12 @@ UN(tan, MPB_FN_TAN) UN(asin, MPB_FN_ASIN) UN(acos, MPB_FN_ACOS) UN(atan, MPB_FN_
 UN(sinh, MPB_FN_SINH) UN(cosh, MPB_FN_COSH) UN(tanh, MPB_FN_TANH) UN(conj, MPB_FN_CONJ)
 UN(arg, MPB_FN_ARG)
 
-/* a + v where v is not an array or a number (an ad var, say): Lua asked the
-** array's metamethod first; give the other operand's its turn, as Lua would
-** if arrays had none. Returns -1 when neither operand has one. */
-static int defer(lua_State *L, const char *event) {
+int mpb_arr_defer(lua_State *L, const char *event, int arrays) {
   lua_settop(L, 2);
   for (int k = 1; k <= 2; k++) {
-    if (mpb_array_testv(L, k) || lua_type(L, k) == LUA_TNUMBER || is_complex_scalar(L, k)) continue;
+    if ((arrays && mpb_array_testv(L, k)) || lua_type(L, k) == LUA_TNUMBER ||
+        is_complex_scalar(L, k))
+      continue;
     if (luaL_getmetafield(L, k, event) == LUA_TNIL) continue;
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
@@ -281,7 +280,7 @@ static int defer(lua_State *L, const char *event) {
 
 #define MM(name, event)                                                            \
   static int mm_##name(lua_State *L) {                                            \
-    int r = defer(L, event);                                                        \
+    int r = mpb_arr_defer(L, event, 1);                                             \
     return r >= 0 ? r : ew_##name(L);                                               \
   }
 MM(add, "__add") MM(sub, "__sub") MM(mul, "__mul") MM(div, "__div") MM(pow, "__pow")

@@ -211,18 +211,9 @@ static int iforward(lua_State *L) { return start(L, 0, "FFT.iforward"); }
 static int ibackward(lua_State *L) { return start(L, 1, "FFT.ibackward"); }
 
 static fft_req *check_req(lua_State *L, const char *fname) {
-  mpb_state *st = mpb_get(L);
   fft_req *q = luaL_testudata(L, 1, MPB_FFTREQ_MT);
   if (!q) mpb_lay_argerror(L, 1, fname, "FFT request expected, got %s", luaL_typename(L, 1));
-  mpb_check_abort(L, st);
-  if (q->task != st->task)
-    mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
-                     (LUAI_UACINT)q->task, (LUAI_UACINT)st->task);
-  if (q->naborts != st->naborts)
-    mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)q->task);
-  mpb_check_task(L, st, fname);
-  if (q->state == R_USED)
-    mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
+  mpb_lay_check_request(L, q->task, q->naborts, q->state == R_USED, fname);
   return q;
 }
 

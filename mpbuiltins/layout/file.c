@@ -112,21 +112,31 @@ static void open_comm(mpb_state *st, mpb_comm *c, io *f) {
   f->own_comm = f->rc == MPI_SUCCESS;
 }
 
-/* The box of rank me of layout y as a view of the file after offset. The
-** int-count subarray type: ROMIO (MPICH 4.0) cannot flatten the large-count
-** one; an extent of 2^31 or more is refused before any I/O (layout_ok). */
+/* The box of rank me of layout y as a view of the file after offset: a
+** subarray, or, when the box is one run of the file (the dimensions before
+** its first partial one whole, those after it of extent 1: a split of the
+** last dimension), a plain displacement, which ROMIO writes as C's
+** write_at does. The int-count subarray type: ROMIO (MPICH 4.0) cannot
+** flatten the large-count one; an extent of 2^31 or more is refused before
+** any I/O (layout_ok). */
 static void set_view(const mpb_lay *y, int me, MPI_Offset offset, io *f) {
   int nd = y->l.ndim;
   int sizes[MPB_LAYOUT_MAXDIM], sub[MPB_LAYOUT_MAXDIM], start[MPB_LAYOUT_MAXDIM];
-  int64_t lo[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM], n = 1;
+  int64_t lo[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM], n = 1, at = 0, stride = 1;
+  int run = 1, partial = 0;
   mpb_layout_range(&y->l, me, lo, len);
   for (int k = 0; k < nd; k++) {
     sizes[k] = (int)y->l.extent[k], sub[k] = (int)len[k], start[k] = (int)lo[k];
     n *= len[k];
+    if (partial && len[k] != 1) run = 0;
+    if (len[k] != y->l.extent[k]) partial = 1;
+    at += lo[k] * stride;
+    stride *= y->l.extent[k];
   }
   f->etype = etype_of(y->dtype);
   f->ftype = f->etype;
-  if (n > 0) {
+  if (run) offset += (MPI_Offset)at * (MPI_Offset)mpb_dtype_size(y->dtype);
+  if (n > 0 && !run) {
     note(f, MPI_Type_create_subarray(nd, sizes, sub, start, MPI_ORDER_FORTRAN, f->etype, &f->ftype),
          "MPI_Type_create_subarray");
     note(f, MPI_Type_commit(&f->ftype), "MPI_Type_commit");

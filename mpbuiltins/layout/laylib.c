@@ -20,6 +20,7 @@
 #include "array/array.h"
 #include "layout/laylib.h"
 #include "layout/layout_grid.h"
+#include "p2p/p2p.h"
 
 /* ------------------------------------------------------------- errors */
 int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
@@ -32,6 +33,19 @@ int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, 
     return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname,
                       st->rank, st->size, msg);
   return luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, msg);
+}
+
+void mpb_lay_check_request(lua_State *L, int64_t task, int64_t naborts, int used,
+                           const char *fname) {
+  mpb_state *st = mpb_get(L);
+  mpb_check_abort(L, st);
+  if (task != st->task)
+    mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
+                     (LUAI_UACINT)task, (LUAI_UACINT)st->task);
+  if (naborts != st->naborts)
+    mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)task);
+  mpb_check_task(L, st, fname);
+  if (used) mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
 }
 
 /* --------------------------------------------------------- the value */

@@ -41,6 +41,12 @@ typedef struct mpb_lay {
 /* Raise "bad argument #arg to 'mp.fname' ([rank r/n] <fmt>)" (arg 0: no
 ** argument: "mp.fname: [rank r/n] <fmt>"). fmt as lua_pushfstring's. */
 int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* The checks every request of layout/ makes before a wait or a test (an
+** mp.Exchange's, an mp.FFTRequest's): raise if an abort is pending, if it
+** was made in another task (task) or before an abort (naborts), outside a
+** task, or used already (used). */
+void mpb_lay_check_request(lua_State *L, int64_t task, int64_t naborts, int used,
+                           const char *fname);
 /* The layout at arg, or raise naming fname. */
 mpb_lay *mpb_lay_check(lua_State *L, int arg, const char *fname);
 /* Push a copy of a as a new layout value. */

@@ -331,19 +331,10 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
 
 /* ------------------------------------------------------------ requests */
 static mpb_xreq *check_req(lua_State *L, const char *fname) {
-  mpb_state *st = mpb_get(L);
   mpb_xreq *q = luaL_testudata(L, 1, XREQ_MT);
   if (!q) mpb_lay_argerror(L, 1, fname, "exchange request expected, got %s", luaL_typename(L, 1));
-  if (!q->local) {
-    mpb_check_abort(L, st);
-    if (q->task != st->task)
-      mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
-                       (LUAI_UACINT)q->task, (LUAI_UACINT)st->task);
-    if (q->naborts != st->naborts)
-      mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)q->task);
-    mpb_check_task(L, st, fname);
-  }
-  if (q->state == X_USED)
+  if (!q->local) mpb_lay_check_request(L, q->task, q->naborts, q->state == X_USED, fname);
+  else if (q->state == X_USED)
     mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
   return q;
 }

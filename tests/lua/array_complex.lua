@@ -190,4 +190,6 @@ assert(dt_of(A("f32"), C(1, 1)) == "c64" and dt_of(A("i32"), C(1, 1)) == "c128")
 assert(dt_of(A("c64"), 2.5) == "c64" and dt_of(C(0, 1), A("f64")) == "c128")
 assert(mp.array("f64", {-4}):sqrt()[1] ~= mp.array("f64", {-4}):sqrt()[1]) -- NaN, no promotion
 assert(mp.array("c128", {-4}):sqrt()[1] == C(0, 2))
+-- what takes real numbers says so of a complex array
+fails("real numbers expected, got a c128 array", ad.vars, mp.array("c128", 2))
 print("array_complex ok")
