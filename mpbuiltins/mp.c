@@ -41,6 +41,8 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "wakeups");
   lua_pushinteger(L, (lua_Integer)refused);
   lua_setfield(L, -2, "wakeups_refused");
+  lua_pushinteger(L, (lua_Integer)st->looks);
+  lua_setfield(L, -2, "inbox_looks");
   return 1;
 }
 

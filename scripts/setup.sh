@@ -15,10 +15,12 @@ build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-de
 # jupyter-nbconvert, python3-nbclient: its tests (real clients);
 # python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI);
 # dpkg-dev, man-db, luarocks: the packaging tests (cpack -G DEB with
-# dpkg-shlibdeps, man -l, luarocks make)
+# dpkg-shlibdeps, man -l, luarocks make); libfftw3-dev: the FFTW plug-in of mp.fft
+# (optional at build time: FFTW is GPL-2+ and only the plug-in links it);
+# python3-numpy: the test that numpy.load reads what mp.save wrote
 tests=(lua5.4 libcriterion-dev tmux procps iproute2 clang libclang-rt-14-dev chromium python3
        libzmq3-dev libcjson-dev libssl-dev python3-jupyter-client jupyter-nbconvert python3-nbclient
-       python3-ipykernel python3-ipyparallel dpkg-dev man-db luarocks)
+       python3-ipykernel python3-ipyparallel dpkg-dev man-db luarocks libfftw3-dev python3-numpy)
 case "${1:-test}" in
   demo) pkgs=("${build[@]}") ;;
   test) pkgs=("${build[@]}" "${tests[@]}") ;;

@@ -26,6 +26,9 @@ double *lad_tonumbers(lua_State *L, int idx, int arg, const char *fname, size_t 
     return b;
   }
   mpb_array *a = mpb_array_test(L, idx);
+  if (a && MPB_DTYPE_COMPLEX(a->dtype))
+    luaL_error(L, "bad argument #%d to '%s' (real numbers expected, got a %s array)", arg, fname,
+               mpb_dtype_name(a->dtype));
   if (a) {
     double *b = newbuf(L, (size_t)a->n);
     for (int64_t i = 0; i < a->n; i++) b[i] = mpb_array_getd(a, i);

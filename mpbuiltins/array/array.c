@@ -5,7 +5,9 @@
 ** Storage: an owning array is one userdata holding the mpb_array header
 ** followed by its elements, so creating an array is one allocation plus a
 ** memset, whatever its size. Lua aligns userdata memory to LUAI_MAXALIGN and
-** sizeof(mpb_array) is a multiple of 8, so the elements are 8-byte aligned.
+** sizeof(mpb_array) is a multiple of 8, so the elements are 8-byte aligned;
+** those of an array of 4 KiB or more start at a multiple of 64 bytes (a
+** cache line: SIMD loops and FFTW's AVX codelets run faster there).
 ** A view's header points into memory owned by the value in its user value.
 **
 ** Conversion rules (documented in the README):
@@ -15,7 +17,10 @@
 **   i64, i32, u8  accept integers, and floats with an exact integer value
 **             (2.0 is stored as 2); 1.5, nan and inf are errors, and so is a
 **             value outside the dtype's range (i32: -2^31..2^31-1, u8: 0..255).
-** Strings and other values are errors: no silent coercion.
+**   c128, c64 accept numbers (imaginary part 0), mp.Complex values and pairs
+**             {re, im}; each part follows the f64 / f32 rule.
+** Strings and other values are errors, and so is a complex value for a real
+** dtype: no silent coercion.
 */
 #include <float.h>
 #include <math.h>
@@ -23,10 +28,12 @@
 
 #include "lauxlib.h"
 #include "array/array.h"
+#include "array/array_cplx.h"
 #include "array/array_iter.h"
 
-static const char *const dtype_names[MPB_NDTYPE] = {"f64", "f32", "i64", "i32", "u8"};
-static const size_t dtype_sizes[MPB_NDTYPE] = {8, 4, 8, 4, 1};
+static const char *const dtype_names[MPB_NDTYPE] = {"f64", "f32", "i64", "i32", "u8", "c64",
+                                                    "c128"};
+static const size_t dtype_sizes[MPB_NDTYPE] = {8, 4, 8, 4, 1, 8, 16};
 
 /* Largest payload we agree to describe: keeps n * size and header + payload
 ** far from any overflow, on every platform. */
@@ -98,11 +105,16 @@ static int64_t check_shape(lua_State *L, int dtype, int ndim, const int64_t *dim
   return luaL_error(L, "array too large");
 }
 
+#define ALIGN_BIG 4096
+#define ALIGN_TO 64
+
 mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims) {
   int64_t n = check_shape(L, dtype, ndim, dims);
-  size_t bytes = (size_t)n * mpb_dtype_size(dtype);
-  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes, 1);
-  set_header(a, a + 1, n, dtype, ndim, dims, NULL);
+  size_t bytes = (size_t)n * mpb_dtype_size(dtype), pad = bytes >= ALIGN_BIG ? ALIGN_TO : 0;
+  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes + pad, 2);
+  char *data = (char *)(a + 1);
+  if (pad) data += (ALIGN_TO - (uintptr_t)data % ALIGN_TO) % ALIGN_TO;
+  set_header(a, data, n, dtype, ndim, dims, NULL);
   memset(a->data, 0, bytes);
   mpb_array_pushmt(L);
   lua_setmetatable(L, -2);
@@ -118,13 +130,28 @@ mpb_array *mpb_array_strided(lua_State *L, int owner_idx, void *data, int dtype,
                              int ndim, const int64_t *dims, const int64_t *strides) {
   owner_idx = lua_absindex(L, owner_idx);
   int64_t n = check_shape(L, dtype, ndim, dims);
-  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array), 1);
+  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array), 2);
   set_header(a, data, n, dtype, ndim, dims, strides);
   mpb_array_pushmt(L);
   lua_setmetatable(L, -2);
   lua_pushvalue(L, owner_idx);
   lua_setiuservalue(L, -2, 1);
   return a;
+}
+
+void mpb_array_setattr(lua_State *L, int idx) { lua_setiuservalue(L, idx, 2); }
+
+int mpb_array_getattr(lua_State *L, int idx) {
+  return lua_getiuservalue(L, idx, 2);
+}
+
+void mpb_array_copyattr(lua_State *L, int src, int dst) {
+  dst = lua_absindex(L, dst);
+  if (lua_getiuservalue(L, src, 2) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_setiuservalue(L, dst, 2);
 }
 
 mpb_array *mpb_array_testv(lua_State *L, int idx) {
@@ -186,6 +213,8 @@ double mpb_array_getd(const mpb_array *a, int64_t i) {
     case MPB_F32: return ((const float *)a->data)[i];
     case MPB_I64: return (double)((const int64_t *)a->data)[i];
     case MPB_I32: return ((const int32_t *)a->data)[i];
+    case MPB_C64: return ((const mpb_c64 *)a->data)[i].re;
+    case MPB_C128: return ((const mpb_c128 *)a->data)[i].re;
     default: return ((const uint8_t *)a->data)[i];
   }
 }
@@ -209,6 +238,16 @@ void mpb_array_setd(mpb_array *a, int64_t i, double v) {
       ((int64_t *)a->data)[i] = sat(v, -9223372036854775808.0, 9223372036854774784.0);
       break;
     case MPB_I32: ((int32_t *)a->data)[i] = (int32_t)sat(v, -2147483648.0, 2147483647.0); break;
+    case MPB_C64: {
+      mpb_c64 z = {v > FLT_MAX ? INFINITY : v < -FLT_MAX ? -INFINITY : (float)v, 0.0f};
+      ((mpb_c64 *)a->data)[i] = z;
+      break;
+    }
+    case MPB_C128: {
+      mpb_c128 z = {v, 0.0};
+      ((mpb_c128 *)a->data)[i] = z;
+      break;
+    }
     default: ((uint8_t *)a->data)[i] = (uint8_t)sat(v, 0.0, 255.0); break;
   }
 }
@@ -219,18 +258,46 @@ void mpb_array_pushelem(lua_State *L, const mpb_array *a, int64_t i) {
     case MPB_F32: lua_pushnumber(L, ((const float *)a->data)[i]); break;
     case MPB_I64: lua_pushinteger(L, ((const int64_t *)a->data)[i]); break;
     case MPB_I32: lua_pushinteger(L, ((const int32_t *)a->data)[i]); break;
+    case MPB_C64: {
+      mpb_c64 z = ((const mpb_c64 *)a->data)[i];
+      mpb_complex_push(L, z.re, z.im);
+      break;
+    }
+    case MPB_C128: {
+      mpb_c128 z = ((const mpb_c128 *)a->data)[i];
+      mpb_complex_push(L, z.re, z.im);
+      break;
+    }
     default: lua_pushinteger(L, ((const uint8_t *)a->data)[i]); break;
   }
 }
 
 /* ---------------------------------------------------------------- checked stores */
 
-enum { CV_OK, CV_NOTINT, CV_RANGE };
+enum { CV_OK, CV_NOTINT, CV_RANGE, CV_COMPLEX };
+
+static int f32_fits(double v) { return !(isfinite(v) && fabs(v) > FLT_MAX); }
+
+/* re + im i into a complex element (c64: each part by the f32 rule); a real
+** dtype takes no complex value. */
+static int store_cplx(mpb_array *a, int64_t i, double re, double im) {
+  if (a->dtype == MPB_C128) {
+    mpb_c128 z = {re, im};
+    ((mpb_c128 *)a->data)[i] = z;
+    return CV_OK;
+  }
+  if (a->dtype != MPB_C64) return CV_COMPLEX;
+  if (!f32_fits(re) || !f32_fits(im)) return CV_RANGE;
+  mpb_c64 z = {(float)re, (float)im};
+  ((mpb_c64 *)a->data)[i] = z;
+  return CV_OK;
+}
 
 static int store_int(mpb_array *a, int64_t i, lua_Integer v) {
   switch (a->dtype) {
     case MPB_F64: ((double *)a->data)[i] = (double)v; return CV_OK;
     case MPB_F32: ((float *)a->data)[i] = (float)v; return CV_OK;
+    case MPB_C64: case MPB_C128: return store_cplx(a, i, (double)v, 0);
     case MPB_I64: ((int64_t *)a->data)[i] = v; return CV_OK;
     case MPB_I32:
       if (v < INT32_MIN || v > INT32_MAX) return CV_RANGE;
@@ -247,9 +314,10 @@ static int store_flt(mpb_array *a, int64_t i, double v) {
   switch (a->dtype) {
     case MPB_F64: ((double *)a->data)[i] = v; return CV_OK;
     case MPB_F32:
-      if (isfinite(v) && fabs(v) > FLT_MAX) return CV_RANGE;
+      if (!f32_fits(v)) return CV_RANGE;
       ((float *)a->data)[i] = (float)v;
       return CV_OK;
+    case MPB_C64: case MPB_C128: return store_cplx(a, i, v, 0);
     default:
       if (isnan(v) || (isfinite(v) && floor(v) != v)) return CV_NOTINT;
       /* [-2^63, 2^63) written as exact doubles */
@@ -260,7 +328,7 @@ static int store_flt(mpb_array *a, int64_t i, double v) {
 
 static const char *range_text(int dtype) {
   switch (dtype) {
-    case MPB_F32: return "beyond the f32 range";
+    case MPB_F32: case MPB_C64: return "beyond the f32 range";
     case MPB_I64: return "out of range -2^63..2^63-1";
     case MPB_I32: return "out of range -2147483648..2147483647";
     default: return "out of range 0..255";
@@ -271,18 +339,42 @@ static const char *range_text(int dtype) {
 static const char *conv_msg(lua_State *L, int dtype, int idx, int r) {
   const char *num = luaL_tolstring(L, idx, NULL);
   const char *dt = mpb_dtype_name(dtype);
+  const char *an = dt[0] == 'f' || dt[0] == 'i' ? "an" : "a"; /* "an f64", "a u8", "a c64" */
   if (r == CV_NOTINT)
     return lua_pushfstring(L, "cannot store %s in %s %s array (not an integer)", num,
-                           dtype == MPB_U8 ? "a" : "an", dt);
+                           an, dt);
+  if (r == CV_COMPLEX)
+    return lua_pushfstring(L, "cannot store %s in %s %s array (a complex value: take its real "
+                           "part)", num, an, dt);
   return lua_pushfstring(L, "cannot store %s in %s %s array (%s)", num,
-                         dtype == MPB_U8 ? "a" : "an", dt,
+                         an, dt,
                          range_text(dtype));
+}
+
+/* A pair {re, im} of two numbers at idx (complex dtypes take one). */
+static int pair_at(lua_State *L, int idx, double *re, double *im) {
+  if (lua_type(L, idx) != LUA_TTABLE || lua_rawlen(L, idx) != 2) return 0;
+  int ok = lua_rawgeti(L, idx, 1) == LUA_TNUMBER && lua_rawgeti(L, idx, 2) == LUA_TNUMBER;
+  if (ok) *re = lua_tonumber(L, -2), *im = lua_tonumber(L, -1);
+  lua_pop(L, 2);
+  return ok;
 }
 
 const char *mpb_array_storev(lua_State *L, mpb_array *a, int64_t i, int idx) {
   int r;
-  if (lua_type(L, idx) != LUA_TNUMBER)
-    return lua_pushfstring(L, "number expected, got %s", luaL_typename(L, idx));
+  double re, im;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TNUMBER) {
+    int cplx = MPB_DTYPE_COMPLEX(a->dtype);
+    if (mpb_complex_test(L, idx, &re, &im) || (cplx && pair_at(L, idx, &re, &im)))
+      r = store_cplx(a, i, re, im);
+    else
+      return lua_pushfstring(L, "%s expected, got %s", cplx ? "number, mp.Complex or {re, im}"
+                             : "number", luaL_typename(L, idx));
+    if (r == CV_OK) return NULL;
+    if (lua_type(L, idx) == LUA_TTABLE) mpb_complex_push(L, re, im), idx = lua_gettop(L);
+    return conv_msg(L, a->dtype, idx, r);
+  }
   if (lua_isinteger(L, idx))
     r = store_int(a, i, lua_tointeger(L, idx));
   else
@@ -297,7 +389,7 @@ typedef struct {
   int dd, sd, code;
   int64_t done, bad;
   lua_Integer ival;
-  double fval;
+  double fval, fimag;
 } conv_ctx;
 
 static int conv_run(void *c, char *const *p, const int64_t *st, int64_t n) {
@@ -313,6 +405,16 @@ static int conv_run(void *c, char *const *p, const int64_t *st, int64_t n) {
       case MPB_F32: r = store_flt(&d, i * st[0], x->fval = *(const float *)s); break;
       case MPB_I64: r = store_int(&d, i * st[0], x->ival = *(const int64_t *)s); break;
       case MPB_I32: r = store_int(&d, i * st[0], x->ival = *(const int32_t *)s); break;
+      case MPB_C64: {
+        const mpb_c64 *z = (const mpb_c64 *)s;
+        r = store_cplx(&d, i * st[0], x->fval = z->re, x->fimag = z->im);
+        break;
+      }
+      case MPB_C128: {
+        const mpb_c128 *z = (const mpb_c128 *)s;
+        r = store_cplx(&d, i * st[0], x->fval = z->re, x->fimag = z->im);
+        break;
+      }
       default: r = store_int(&d, i * st[0], x->ival = *(const uint8_t *)s); break;
     }
     if (r != CV_OK) {
@@ -341,9 +443,11 @@ const char *mpb_array_convert(lua_State *L, mpb_array *dst, const mpb_array *src
     mpb_iter_run(&it, mpb_run_copy, &es);
     return NULL;
   }
-  conv_ctx x = {dst->dtype, src->dtype, CV_OK, 0, 0, 0, 0};
+  conv_ctx x = {dst->dtype, src->dtype, CV_OK, 0, 0, 0, 0, 0};
   if (mpb_iter_run(&it, conv_run, &x) == 0) return NULL;
-  if (src->dtype == MPB_F64 || src->dtype == MPB_F32)
+  if (MPB_DTYPE_COMPLEX(src->dtype))
+    mpb_complex_push(L, x.fval, x.fimag);
+  else if (src->dtype == MPB_F64 || src->dtype == MPB_F32)
     lua_pushnumber(L, x.fval);
   else
     lua_pushinteger(L, x.ival);

@@ -27,7 +27,12 @@
 #define MPB_ARRAY_MT "mp.Array"
 #define MPB_ARRAY_MAXDIM 8
 
-typedef enum { MPB_F64 = 0, MPB_F32, MPB_I64, MPB_I32, MPB_U8, MPB_NDTYPE } mpb_dtype;
+/* c64 and c128: complex numbers, two f32 / two f64 (real part first), as C99's
+** float/double _Complex and NumPy's complex64/complex128. The numbers are the
+** wire format's: never reorder them. */
+typedef enum { MPB_F64 = 0, MPB_F32, MPB_I64, MPB_I32, MPB_U8, MPB_C64, MPB_C128,
+               MPB_NDTYPE } mpb_dtype;
+#define MPB_DTYPE_COMPLEX(d) ((d) == MPB_C64 || (d) == MPB_C128)
 
 typedef struct mpb_array {
   void *data;        /* element 1 (flat), suitably aligned for dtype */
@@ -65,7 +70,8 @@ mpb_array *mpb_array_test(lua_State *L, int idx);
 mpb_array *mpb_array_check(lua_State *L, int idx);
 /* Element i (0-based offset from data: the flat index for a contiguous array,
 ** mpb_array_offset's result for a view) as a double / set from a double (with
-** the dtype's conversion). No bounds check: callers check. */
+** the dtype's conversion; complex dtypes: the real part, and an imaginary
+** part 0). No bounds check: callers check. */
 double mpb_array_getd(const mpb_array *a, int64_t i);
 void mpb_array_setd(mpb_array *a, int64_t i, double v);
 
@@ -82,7 +88,8 @@ int64_t mpb_array_count(int dtype, int ndim, const int64_t *dims);
 /* Size of a's elements in bytes (n * element size). */
 size_t mpb_array_bytes(const mpb_array *a);
 /* Push element i (0-based flat) as a Lua number: an integer for i64, i32 and
-** u8, a float for f64 and f32. No bounds check. */
+** u8, a float for f64 and f32, an mp.Complex for c64 and c128. No bounds
+** check. */
 void mpb_array_pushelem(lua_State *L, const mpb_array *a, int64_t i);
 /* Store the Lua value at idx into element i (0-based, not bounds checked)
 ** with the checked conversion rules (README: 1.5 into an integer dtype, 300
@@ -113,6 +120,27 @@ int64_t mpb_array_offset(const mpb_array *a, int64_t i);
 ** from src into a. The packing and unpacking of messages and transposes. */
 void mpb_array_pack(const mpb_array *a, void *dst);
 void mpb_array_unpack(mpb_array *a, const void *src);
+/* ---- Complex values ("mp.Complex", array_complex.c): an immutable pair of
+** doubles with arithmetic; what an element of a c64 or c128 array reads as. */
+#define MPB_COMPLEX_MT "mp.Complex"
+/* Push the complex value re + im i. */
+void mpb_complex_push(lua_State *L, double re, double im);
+/* Whether the value at idx is an mp.Complex; its parts go to *re, *im. */
+int mpb_complex_test(lua_State *L, int idx, double *re, double *im);
+
+/* ---- Attributes: an array may carry one Lua value (its second user value)
+** that the array layer does not interpret; layout/ attaches a distributed
+** array's layout. A table attribute is consulted before the array's own
+** methods for string keys (its fields and its metatable's __index: a.layout,
+** a:sum()), tostring(a) calls its `tostring` field when it has one, and the
+** result of an element-wise operation, copy or *_like carries the attribute
+** of its operand (of the first one that has one, when the shapes agree).
+** Views do not: a view is a plain array. */
+void mpb_array_setattr(lua_State *L, int idx);  /* pops the value (nil: none) */
+int mpb_array_getattr(lua_State *L, int idx);   /* pushes it; returns its type */
+/* Give the array at dst the attribute of the array at src, if it has one. */
+void mpb_array_copyattr(lua_State *L, int src, int dst);
+
 /* Note on mpb_array_setd (C callers, never raises): integer dtypes truncate
 ** toward zero and saturate at their range (nan stores 0); f32 overflows to
 ** +-inf. Lua code always goes through the checked rules instead. */

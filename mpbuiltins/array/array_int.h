@@ -29,6 +29,14 @@ int mpb_arr_shapeerror(lua_State *L, int arg, const char *fname, const char *fmt
 /* dst = src converted (unchecked cast, mpb_kern_cast), src broadcast to dst. */
 void mpb_arr_cast(mpb_array *dst, const mpb_array *src);
 #define MPB_ISFLOAT(d) ((d) == MPB_F64 || (d) == MPB_F32)
+#define MPB_ISCPLX(d) MPB_DTYPE_COMPLEX(d)
+/* The kind of a dtype: 0 integer, 1 float, 2 complex (out arrays and in-place
+** forms keep the kind of the result). */
+#define MPB_KIND(d) (MPB_ISCPLX(d) ? 2 : MPB_ISFLOAT(d) ? 1 : 0)
+/* The real dtype of a complex one's parts (f64 for c128, f32 for c64), and
+** the complex dtype whose parts are a float dtype. */
+#define MPB_PARTS(d) ((d) == MPB_C64 ? MPB_F32 : MPB_F64)
+#define MPB_CPLX_OF(d) ((d) == MPB_F32 ? MPB_C64 : MPB_C128)
 /* The array at arg (strided views included), or raise naming fname. */
 mpb_array *mpb_arr_check(lua_State *L, int arg, const char *fname);
 
@@ -37,6 +45,17 @@ int mpb_arr_promote(int a, int b);
 /* x as an array of dtype R: x itself, or a converted copy (unchecked cast,
 ** mpb_kern_cast) pushed on the stack. */
 mpb_array *mpb_arr_as_dtype(lua_State *L, mpb_array *x, int R);
+
+/* x + v where v is neither a number nor a complex value (nor an array, when
+** arrays: an ad var, say): Lua asked the metamethod of x first; give v's its
+** turn (called with both operands, its result left on the stack, returns
+** 1), as Lua would if x's type had none. -1: neither has one. */
+int mpb_arr_defer(lua_State *L, const char *event, int arrays);
+
+/* mp.Complex values (array_complex.c): push their metatable (made on first
+** use); add mp.complex and mp.Complex to the table on top. */
+void mpb_complex_pushmt(lua_State *L);
+void mpb_open_complex(lua_State *L);
 
 /* Each file adds its functions to the methods table on top of the stack
 ** (array_view.c, array_math.c, array_reduce.c, array_lincomb.c). array_math

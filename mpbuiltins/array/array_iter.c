@@ -158,10 +158,14 @@ int mpb_array_overlap(const mpb_array *a, const mpb_array *b) {
     }                                                                      \
   } while (0)
 
+/* A c128 element moves as one unit of 16 bytes. */
+typedef struct { uint64_t lo, hi; } elem16;
+
 int mpb_run_copy(void *ctx, char *const *p, const int64_t *st, int64_t n) {
   switch (*(const size_t *)ctx) {
     case 1: COPY_RUN(uint8_t); break;
     case 4: COPY_RUN(uint32_t); break;
+    case 16: COPY_RUN(elem16); break;
     default: COPY_RUN(uint64_t); break;
   }
   return 0;
@@ -186,6 +190,7 @@ int mpb_run_copy2(void *ctx, char *const *p, const int64_t *st, int64_t n) {
   switch (*(const size_t *)ctx) {
     case 1: COPY2_RUN(uint8_t); break;
     case 4: COPY2_RUN(uint32_t); break;
+    case 16: COPY2_RUN(elem16); break;
     default: COPY2_RUN(uint64_t); break;
   }
   return 0;

@@ -67,7 +67,7 @@ int mpb_array_overlap(const mpb_array *a, const mpb_array *b);
 
 /* The run function that copies elements of one size: operand 0 is the
 ** destination, operand 1 the source (a stride-0 source fills); ctx points to
-** the element size (a size_t: 1, 4 or 8). */
+** the element size (a size_t: 1, 4, 8 or 16). */
 int mpb_run_copy(void *ctx, char *const *p, const int64_t *st, int64_t n);
 /* Two copies of one shape in one pass, operand 0 from 1 and 2 from 3 (ctx
 ** as mpb_run_copy's; the destinations must not overlap the other's source):

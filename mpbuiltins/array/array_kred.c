@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "array/array.h"
+#include "array/array_cplx.h"
 #include "array/array_kern.h"
 
 /* ---------------------------------------------------------------- pairwise sums */
@@ -137,11 +138,59 @@ INT_RED(int64_t, i64)
 INT_RED(int32_t, i32)
 INT_RED(uint8_t, u8)
 
-#define RROW(k) {k##_f64, k##_f32, k##_i64, k##_i32, k##_u8}
-#define RFLT(k) {k##_f64, k##_f32, NULL, NULL, NULL}
+/* Complex: the parts are floats at twice the stride (real part first), so a
+** sum is two pairwise float sums; |z| terms and products of pairs pairwise
+** too, products of the elements in order. */
+#define T_CDOTRE(i) ((double)a[(i) * sa].re * b[(i) * sb].re - (double)a[(i) * sa].im * b[(i) * sb].im)
+#define T_CDOTIM(i) ((double)a[(i) * sa].re * b[(i) * sb].im + (double)a[(i) * sa].im * b[(i) * sb].re)
+#define T_CSQ(i) ((double)a[(i) * sa].re * a[(i) * sa].re + (double)a[(i) * sa].im * a[(i) * sa].im)
+#define T_CABS(i) hypot(a[(i) * sa].re, a[(i) * sa].im)
+PAIRWISE(cdotre_128, mpb_c128, T_CDOTRE)
+PAIRWISE(cdotim_128, mpb_c128, T_CDOTIM)
+PAIRWISE(csq_128, mpb_c128, T_CSQ)
+PAIRWISE(cabs_128, mpb_c128, T_CABS)
+PAIRWISE(cdotre_64, mpb_c64, T_CDOTRE)
+PAIRWISE(cdotim_64, mpb_c64, T_CDOTIM)
+PAIRWISE(csq_64, mpb_c64, T_CSQ)
+PAIRWISE(cabs_64, mpb_c64, T_CABS)
+
+#define CPLX_RED(T, S, F)                                                          \
+  RED_HEAD(rsum_c##S, T)                                                           \
+    r->d += sum_##F(&a->re, &a->re, n, 2 * sa, 0);                                 \
+    r->di += sum_##F(&a->im, &a->im, n, 2 * sa, 0);                                \
+    return 0;                                                                      \
+  }                                                                                \
+  RED_HEAD(rdot_c##S, T)                                                           \
+    const T *b = (const T *)p[1];                                                  \
+    r->d += cdotre_##S(a, b, n, sa, st[1]);                                        \
+    r->di += cdotim_##S(a, b, n, sa, st[1]);                                       \
+    return 0;                                                                      \
+  }                                                                                \
+  RED_HEAD(rsq_c##S, T) r->d += csq_##S(a, a, n, sa, 0); return 0; }               \
+  RED_HEAD(rabs_c##S, T) r->d += cabs_##S(a, a, n, sa, 0); return 0; }             \
+  RED_HEAD(rprod_c##S, T)                                                          \
+    mpb_cplx m = mpb_cx(r->d, r->di);                                              \
+    for (int64_t i = 0; i < n; i++) m = mpb_cmul(m, mpb_cx(a[i * sa].re, a[i * sa].im)); \
+    r->d = m.re, r->di = m.im;                                                     \
+    return 0;                                                                      \
+  }                                                                                \
+  RED_HEAD(rmaxabs_c##S, T)                                                        \
+    double m = r->d;                                                               \
+    int nan = 0;                                                                   \
+    for (int64_t i = 0; i < n; i++) { double x = hypot(a[i * sa].re, a[i * sa].im); \
+                                      m = x > m ? x : m; nan |= x != x; }          \
+    r->d = m, r->nan |= nan;                                                       \
+    return 0;                                                                      \
+  }
+CPLX_RED(mpb_c128, 128, f64)
+CPLX_RED(mpb_c64, 64, f32)
+
+#define RROW(k) {k##_f64, k##_f32, k##_i64, k##_i32, k##_u8, k##_c64, k##_c128}
+#define RFLT(k) {k##_f64, k##_f32, NULL, NULL, NULL, k##_c64, k##_c128}
+#define RORD(k) {k##_f64, k##_f32, k##_i64, k##_i32, k##_u8, NULL, NULL}
 static const mpb_run_fn reducers[MPB_NRKIND][MPB_NDTYPE] = {
-  [MPB_R_SUM] = RROW(rsum), [MPB_R_PROD] = RROW(rprod), [MPB_R_MIN] = RROW(rmin),
-  [MPB_R_MAX] = RROW(rmax), [MPB_R_DOT] = RROW(rdot),   [MPB_R_SUMSQ] = RFLT(rsq),
+  [MPB_R_SUM] = RROW(rsum), [MPB_R_PROD] = RROW(rprod), [MPB_R_MIN] = RORD(rmin),
+  [MPB_R_MAX] = RORD(rmax), [MPB_R_DOT] = RROW(rdot),   [MPB_R_SUMSQ] = RFLT(rsq),
   [MPB_R_SUMABS] = RFLT(rabs), [MPB_R_MAXABS] = RFLT(rmaxabs),
 };
 
@@ -232,7 +281,50 @@ LINCOMB(lc_i64, int64_t, uint64_t, ci, (int64_t))
 LINCOMB(lc_i32, int32_t, uint64_t, ci, (int32_t))
 LINCOMB(lc_u8, uint8_t, uint64_t, ci, (uint8_t))
 
+/* Complex: sum of c[k] * x_k in double, a block at a time when every
+** operand has unit stride (the data read once), rounded once (c64). */
+#define CPLX_LINCOMB(name, T, OUT)                                                 \
+  static int name(void *ctx, char *const *p, const int64_t *st, int64_t n) {       \
+    const mpb_lc *lc = ctx;                                                        \
+    const int K = lc->nterm;                                                       \
+    T *o = (T *)p[0];                                                              \
+    mpb_cplx c[MPB_LC_MAX];                                                        \
+    int unit = 1;                                                                  \
+    for (int k = 0; k < K; k++) c[k] = mpb_cx(lc->cf[k], lc->cfi[k]);              \
+    for (int k = 0; k <= K; k++) unit &= st[k] == 1;                               \
+    if (unit) {                                                                    \
+      mpb_cplx acc[128];                                                           \
+      for (int64_t lo = 0; lo < n; lo += 128) {                                    \
+        int64_t m = n - lo < 128 ? n - lo : 128;                                   \
+        for (int k = 0; k < K; k++) {                                              \
+          const T *x = (const T *)p[k + 1] + lo;                                   \
+          for (int64_t i = 0; i < m; i++) {                                        \
+            mpb_cplx t = mpb_cmul(c[k], mpb_cx(x[i].re, x[i].im));                 \
+            acc[i] = k ? mpb_cadd(acc[i], t) : t;                                  \
+          }                                                                        \
+        }                                                                          \
+        for (int64_t i = 0; i < m; i++) o[lo + i] = OUT(acc[i]);                   \
+      }                                                                            \
+      return 0;                                                                    \
+    }                                                                              \
+    for (int64_t i = 0; i < n; i++) {                                              \
+      mpb_cplx s = mpb_cx(0, 0);                                                   \
+      for (int k = 0; k < K; k++) {                                                \
+        const T *x = (const T *)p[k + 1] + i * st[k + 1];                          \
+        mpb_cplx t = mpb_cmul(c[k], mpb_cx(x->re, x->im));                         \
+        s = k ? mpb_cadd(s, t) : t;                                                \
+      }                                                                            \
+      o[i * st[0]] = OUT(s);                                                       \
+    }                                                                              \
+    return 0;                                                                      \
+  }
+#define OUT128(z) ((mpb_c128){(z).re, (z).im})
+#define OUT64(z) ((mpb_c64){(float)(z).re, (float)(z).im})
+CPLX_LINCOMB(lc_c128, mpb_c128, OUT128)
+CPLX_LINCOMB(lc_c64, mpb_c64, OUT64)
+
 mpb_run_fn mpb_kern_lincomb(int dtype) {
-  static const mpb_run_fn lc[MPB_NDTYPE] = {lc_f64, lc_f32, lc_i64, lc_i32, lc_u8};
+  static const mpb_run_fn lc[MPB_NDTYPE] = {lc_f64, lc_f32, lc_i64, lc_i32, lc_u8, lc_c64,
+                                            lc_c128};
   return dtype >= 0 && dtype < MPB_NDTYPE ? lc[dtype] : NULL;
 }

@@ -23,7 +23,8 @@ static int checkdtype(lua_State *L, int arg) {
   const char *s = luaL_checkstring(L, arg);
   int d = mpb_dtype_from_name(s);
   if (d < 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32 or u8)", s));
+    luaL_argerror(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32, "
+                                          "u8, c64 or c128)", s));
   return d;
 }
 
@@ -188,11 +189,12 @@ static int array(lua_State *L) {
   return 1;
 }
 
-/* mp.array_like(a [, dtype]): zeros of a's shape. */
+/* mp.array_like(a [, dtype]): zeros of a's shape (and attribute). */
 static int array_like(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   int dtype = lua_isnoneornil(L, 2) ? a->dtype : checkdtype(L, 2);
   mpb_array_new(L, dtype, a->ndim, a->dims);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
@@ -267,12 +269,14 @@ static int copy(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array *c = mpb_array_new(L, a->dtype, a->ndim, a->dims);
   mpb_array_pack(a, c->data);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
 static int zeros_like(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
   mpb_array_new(L, a->dtype, a->ndim, a->dims);
+  mpb_array_copyattr(L, 1, -1);
   return 1;
 }
 
@@ -302,7 +306,14 @@ static int mm_index(lua_State *L) {
     mpb_array_pushelem(L, a, mpb_array_offset(a, checkindex(L, 2, a->n) - 1));
     return 1;
   }
-  /* methods first: a:add(b) is more frequent than a.dtype */
+  /* the attribute first (a distributed array's own methods and fields), then
+  ** the methods: a:add(b) is more frequent than a.dtype */
+  if (lua_getiuservalue(L, 1, 2) == LUA_TTABLE) {
+    lua_pushvalue(L, 2);
+    if (lua_gettable(L, -2) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   lua_pushvalue(L, 2);
   if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;
   const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
@@ -344,9 +355,16 @@ static int mm_len(lua_State *L) {
   return 1;
 }
 
-/* "mp.Array(f64, 2x3)", followed by the elements when there are few. */
+/* "mp.Array(f64, 2x3)", followed by the elements when there are few; an
+** attribute with a `tostring` field prints the array instead. */
 static int mm_tostring(lua_State *L) {
   mpb_array *a = mpb_array_checkv(L, 1);
+  if (mpb_array_getattr(L, 1) == LUA_TTABLE && lua_getfield(L, -1, "tostring") == LUA_TFUNCTION) {
+    lua_pushvalue(L, 1);
+    lua_call(L, 1, 1);
+    return 1;
+  }
+  lua_settop(L, 1);
   luaL_Buffer b;
   luaL_buffinit(L, &b);
   luaL_addstring(&b, "mp.Array(");
@@ -418,6 +436,7 @@ static const luaL_Reg funcs[] = {
 /* mp.array, mp.array_like, and mp.Array: the methods table, so that every
 ** method is also a function (mp.Array.add(a, b) is a:add(b)). */
 void mpb_open_array(lua_State *L) {
+  mpb_open_complex(L);
   mpb_array_pushmt(L);
   lua_getfield(L, -1, "__index");
   lua_getupvalue(L, -1, 1);

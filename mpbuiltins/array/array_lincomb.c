@@ -11,7 +11,8 @@
 ** Each returns y. The x's have y's dtype and broadcast to y's shape; a term
 ** may be y itself (the same view); a term that overlaps y otherwise is read
 ** as it was before the update. Floats are added left to right in double and
-** rounded once; integer dtypes need integer coefficients and wrap.
+** rounded once; integer dtypes need integer coefficients and wrap; complex
+** dtypes take numbers or mp.Complex coefficients.
 */
 #include <string.h>
 
@@ -30,9 +31,11 @@ static int combine(lua_State *L, int nterm, const int *cargs, const int *xargs, 
   lc.nterm = nterm;
   for (int k = 0; k < nterm; k++) {
     int ca = cargs[k], xa = xargs[k];
-    if (lua_type(L, ca) != LUA_TNUMBER)
+    if (MPB_ISCPLX(y->dtype) && mpb_complex_test(L, ca, &lc.cf[k], &lc.cfi[k])) {
+      /* a complex coefficient */
+    } else if (lua_type(L, ca) != LUA_TNUMBER) {
       mpb_arr_argerror(L, ca, fname, "number expected, got %s", luaL_typename(L, ca));
-    if (MPB_ISFLOAT(y->dtype)) {
+    } else if (MPB_ISFLOAT(y->dtype) || MPB_ISCPLX(y->dtype)) {
       lc.cf[k] = lua_tonumber(L, ca);
     } else {
       int isint;

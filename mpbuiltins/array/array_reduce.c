@@ -11,6 +11,9 @@
 ** for integer sums and products, f64 for integer means, the input's dtype
 ** otherwise; those accumulate in order along dim (in double for f32).
 ** min and max of an empty array are errors; NaN anywhere gives NaN.
+** Complex arrays: sum, prod, mean and dot give mp.Complex values (c128
+** arrays along a dimension; c64 accumulated in c128 and rounded once), norm
+** is that of |z|, min and max are errors (no order).
 */
 #include <math.h>
 #include <string.h>
@@ -31,7 +34,9 @@ static void reduce_all(int kind, const mpb_array *a, const mpb_array *b, mpb_rac
 }
 
 static void push_acc(lua_State *L, int kind, int dtype, const mpb_racc *r) {
-  if (MPB_ISFLOAT(dtype))
+  if (MPB_ISCPLX(dtype))
+    mpb_complex_push(L, r->d, r->di);
+  else if (MPB_ISFLOAT(dtype))
     lua_pushnumber(L, r->nan ? (double)NAN : r->d);
   else if (kind == MPB_R_MIN || kind == MPB_R_MAX)
     lua_pushinteger(L, r->i);
@@ -52,6 +57,20 @@ static void accumulate(int op, mpb_array *acc, const mpb_array *a) {
   mpb_iter_run(&it, mpb_kern_binary(op, acc->dtype), NULL);
 }
 
+/* Every element of acc set to the number v (its dtype's representation). */
+static void fill_number(mpb_array *acc, double v) {
+  uint64_t one[2] = {0, 0};
+  mpb_array e = *acc;
+  e.data = one;
+  mpb_array_setd(&e, 0, v);
+  size_t es = mpb_dtype_size(acc->dtype);
+  mpb_iter it;
+  mpb_iter_init(&it, acc->ndim, acc->dims);
+  mpb_iter_add(&it, acc);
+  mpb_iter_addscalar(&it, one, es);
+  mpb_iter_run(&it, mpb_run_copy, &es);
+}
+
 static int reduce_dim(lua_State *L, int kind, int mean, mpb_array *a, int d, const char *fname) {
   int64_t dims[MPB_ARRAY_MAXDIM];
   memcpy(dims, a->dims, sizeof dims);
@@ -66,34 +85,24 @@ static int reduce_dim(lua_State *L, int kind, int mean, mpb_array *a, int d, con
     accumulate(kind == MPB_R_MIN ? MPB_OP_MIN : MPB_OP_MAX, acc, a);
     return 1;
   }
-  int R = MPB_ISFLOAT(a->dtype) ? MPB_F64 : (mean ? MPB_F64 : MPB_I64);
+  int R = MPB_ISCPLX(a->dtype) ? MPB_C128 : MPB_ISFLOAT(a->dtype) ? MPB_F64
+          : (mean ? MPB_F64 : MPB_I64);
   int slot = lua_gettop(L) + 1;
   mpb_array *acc = mpb_array_new(L, R, a->ndim, dims);
-  if (kind == MPB_R_PROD) {
-    uint64_t one;
-    double fone = 1.0;
-    int64_t ione = 1;
-    memcpy(&one, R == MPB_F64 ? (void *)&fone : (void *)&ione, sizeof one);
-    size_t es = 8;
-    mpb_iter it;
-    mpb_iter_init(&it, acc->ndim, acc->dims);
-    mpb_iter_add(&it, acc);
-    mpb_iter_addscalar(&it, &one, es);
-    mpb_iter_run(&it, mpb_run_copy, &es);
-  }
+  if (kind == MPB_R_PROD) fill_number(acc, 1.0);
   const mpb_array *src = mpb_arr_as_dtype(L, a, R);
   accumulate(kind == MPB_R_PROD ? MPB_OP_MUL : MPB_OP_ADD, acc, src);
   if (mean) {
-    double cnt = (double)a->dims[d];
+    double cnt[2] = {(double)a->dims[d], 0.0}; /* an f64, or a c128 */
     mpb_iter it;
     mpb_iter_init(&it, acc->ndim, acc->dims);
     mpb_iter_add(&it, acc);
     mpb_iter_add(&it, acc);
-    mpb_iter_addscalar(&it, &cnt, sizeof cnt);
-    mpb_iter_run(&it, mpb_kern_binary(MPB_OP_DIV, MPB_F64), NULL);
+    mpb_iter_addscalar(&it, cnt, mpb_dtype_size(R));
+    mpb_iter_run(&it, mpb_kern_binary(MPB_OP_DIV, R), NULL);
   }
-  if (a->dtype == MPB_F32) { /* accumulated in double, rounded once */
-    mpb_arr_cast(mpb_array_new(L, MPB_F32, a->ndim, dims), acc);
+  if (a->dtype == MPB_F32 || a->dtype == MPB_C64) { /* accumulated in double, rounded once */
+    mpb_arr_cast(mpb_array_new(L, a->dtype, a->ndim, dims), acc);
     return 1;
   }
   lua_settop(L, slot);
@@ -116,13 +125,19 @@ static int reduction(lua_State *L, int kind, int mean, const char *fname) {
   mpb_array *a = mpb_arr_check(L, 1, fname);
   int d = optdim(L, 2, a, fname);
   lua_settop(L, 2);
+  if (MPB_ISCPLX(a->dtype) && !mpb_kern_reduce(kind, a->dtype))
+    mpb_arr_argerror(L, 1, fname, "not defined on complex arrays (no order)");
   if (d >= 0) return reduce_dim(L, kind, mean, a, d, fname);
   if ((kind == MPB_R_MIN || kind == MPB_R_MAX) && a->n == 0)
     mpb_arr_argerror(L, 1, fname, "empty array");
-  if (mean && !MPB_ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
-  mpb_racc r = {0, 0, 0, 0, 0};
+  if (mean && !MPB_ISFLOAT(a->dtype) && !MPB_ISCPLX(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
+  mpb_racc r = {0, 0, 0, 0, 0, 0};
   if (kind == MPB_R_PROD) r.d = 1, r.u = 1;
   reduce_all(kind, a, NULL, &r);
+  if (mean && MPB_ISCPLX(a->dtype)) {
+    mpb_complex_push(L, r.d / (double)a->n, r.di / (double)a->n);
+    return 1;
+  }
   if (mean) {
     lua_pushnumber(L, r.d / (double)a->n);
     return 1;
@@ -146,14 +161,14 @@ static int norm(lua_State *L) {
   if (p != 1 && p != 2 && p != HUGE_VAL)
     mpb_arr_argerror(L, 2, "norm", "p must be 1, 2 or math.huge, got %s", luaL_tolstring(L, 2, NULL));
   lua_settop(L, 2);
-  if (!MPB_ISFLOAT(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
-  mpb_racc r = {0, 0, 0, 0, 0};
+  if (!MPB_ISFLOAT(a->dtype) && !MPB_ISCPLX(a->dtype)) a = mpb_arr_as_dtype(L, a, MPB_F64);
+  mpb_racc r = {0, 0, 0, 0, 0, 0};
   if (p == 1) {
     reduce_all(MPB_R_SUMABS, a, NULL, &r);
     lua_pushnumber(L, r.d);
     return 1;
   }
-  mpb_racc m = {0, 0, 0, 0, 0};
+  mpb_racc m = {0, 0, 0, 0, 0, 0};
   reduce_all(MPB_R_MAXABS, a, NULL, &m);
   if (p == HUGE_VAL || m.nan) {
     lua_pushnumber(L, m.nan ? (double)NAN : m.d);
@@ -163,13 +178,15 @@ static int norm(lua_State *L) {
   double s = sqrt(r.d);
   if (isfinite(m.d) && m.d > 0 && (!isfinite(s) || s < 1e-150 * (double)a->n)) {
     /* over- or underflow: the sum of (x / max|x|)^2 cannot */
-    mpb_array *t = mpb_array_new(L, MPB_F64, a->ndim, a->dims);
+    int R = MPB_ISCPLX(a->dtype) ? MPB_C128 : MPB_F64;
+    double scale[2] = {m.d, 0.0};
+    mpb_array *t = mpb_array_new(L, R, a->ndim, a->dims);
     mpb_iter it;
     mpb_iter_init(&it, a->ndim, a->dims);
     mpb_iter_add(&it, t);
-    mpb_iter_add(&it, mpb_arr_as_dtype(L, a, MPB_F64));
-    mpb_iter_addscalar(&it, &m.d, sizeof m.d);
-    mpb_iter_run(&it, mpb_kern_binary(MPB_OP_DIV, MPB_F64), NULL);
+    mpb_iter_add(&it, mpb_arr_as_dtype(L, a, R));
+    mpb_iter_addscalar(&it, scale, mpb_dtype_size(R));
+    mpb_iter_run(&it, mpb_kern_binary(MPB_OP_DIV, R), NULL);
     r.d = 0;
     reduce_all(MPB_R_SUMSQ, t, NULL, &r);
     s = m.d * sqrt(r.d);
@@ -188,7 +205,7 @@ static int dot(lua_State *L) {
   int R = mpb_arr_promote(a->dtype, b->dtype);
   a = mpb_arr_as_dtype(L, a, R);
   b = mpb_arr_as_dtype(L, b, R);
-  mpb_racc r = {0, 0, 0, 0, 0};
+  mpb_racc r = {0, 0, 0, 0, 0, 0};
   reduce_all(MPB_R_DOT, a, b, &r);
   push_acc(L, MPB_R_DOT, R, &r);
   return 1;

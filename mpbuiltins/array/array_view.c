@@ -12,6 +12,10 @@
 **                             stencil's shifted views, halos' complement)
 **   dst:copy_from(src)        element copy, src broadcast to dst's shape
 **   a:fill(v)                 every element v
+**   a:real(), a:imag()        views of a complex array's parts (f64 or f32
+**                             arrays of its shape, strided); a real array's
+**                             real part is itself (a view), its imaginary
+**                             part a new array of zeros
 */
 #include <string.h>
 
@@ -212,19 +216,19 @@ static int interior(lua_State *L) {
 /* Set every element of a to the number at arg (converted once, with the
 ** storing rules), then return a (at 1). */
 static int fill_with(lua_State *L, mpb_array *a, int arg, const char *fname) {
-  uint64_t scratch = 0;
+  uint64_t scratch[2] = {0, 0}; /* one element of any dtype */
   mpb_array one = *a;
-  one.data = &scratch;
+  one.data = scratch;
   const char *msg = mpb_array_storev(L, &one, 0, arg);
   if (msg) mpb_arr_argerror(L, arg, fname, "%s", msg);
   size_t es = mpb_dtype_size(a->dtype);
-  if (a->contig && (es == 1 || scratch == 0)) {
-    memset(a->data, (int)(scratch & 0xff), mpb_array_bytes(a));
+  if (a->contig && (es == 1 || (scratch[0] == 0 && scratch[1] == 0))) {
+    memset(a->data, (int)(scratch[0] & 0xff), mpb_array_bytes(a));
   } else {
     mpb_iter it;
     mpb_iter_init(&it, a->ndim, a->dims);
     mpb_iter_add(&it, a);
-    mpb_iter_addscalar(&it, &scratch, es);
+    mpb_iter_addscalar(&it, scratch, es);
     mpb_iter_run(&it, mpb_run_copy, &es);
   }
   lua_settop(L, 1);
@@ -236,6 +240,38 @@ static int fill(lua_State *L) {
   mpb_array *a = mpb_arr_check(L, 1, "fill");
   luaL_checkany(L, 2);
   return fill_with(L, a, 2, "fill");
+}
+
+/* ---------------------------------------------------------------- parts */
+
+/* A view of part `which` (0 real, 1 imaginary) of complex array a (at 1):
+** the float dtype of its parts, its shape, strides doubled (in floats). */
+static int part_view(lua_State *L, const mpb_array *a, int which) {
+  mpb_array parts = *a;
+  parts.dtype = MPB_PARTS(a->dtype);
+  int64_t st[MPB_ARRAY_MAXDIM];
+  for (int k = 0; k < a->ndim; k++) st[k] = 2 * a->strides[k];
+  char *data = (char *)a->data + (a->n ? which * mpb_dtype_size(parts.dtype) : 0);
+  mpb_arr_pushview(L, 1, &parts, data, a->ndim, a->dims, st);
+  return 1;
+}
+
+/* a:real(): a view of the real parts (a real array: a view of itself). */
+static int real(lua_State *L) {
+  mpb_array *a = mpb_arr_check(L, 1, "real");
+  lua_settop(L, 1);
+  if (MPB_ISCPLX(a->dtype)) return part_view(L, a, 0);
+  mpb_arr_pushview(L, 1, a, a->data, a->ndim, a->dims, a->strides);
+  return 1;
+}
+
+/* a:imag(): a view of the imaginary parts (a real array: new zeros). */
+static int imag(lua_State *L) {
+  mpb_array *a = mpb_arr_check(L, 1, "imag");
+  lua_settop(L, 1);
+  if (MPB_ISCPLX(a->dtype)) return part_view(L, a, 1);
+  mpb_array_new(L, a->dtype, a->ndim, a->dims);
+  return 1;
 }
 
 /* dst:copy_from(src): copy src's elements into dst and return dst. src is
@@ -268,6 +304,6 @@ static int copy_from(lua_State *L) {
 
 static const luaL_Reg funcs[] = {
   {"reshape", reshape}, {"slice", slice}, {"view", view}, {"interior", interior},
-  {"copy_from", copy_from}, {"fill", fill}, {NULL, NULL}};
+  {"copy_from", copy_from}, {"fill", fill}, {"real", real}, {"imag", imag}, {NULL, NULL}};
 
 void mpb_array_open_view(lua_State *L) { luaL_setfuncs(L, funcs, 0); }

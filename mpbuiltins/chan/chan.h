@@ -24,6 +24,7 @@ struct mpb_wbuf;
 #define MPB_NFAN_DEFAULT 16
 #define MPB_PENDING_MAX_BYTES ((size_t)64 << 20) /* send back-pressure */
 #define MPB_ERRLEN 256
+#define MPB_ARRIVAL_LOG 256 /* arrivals remembered by channel and sender (mpb_arrival_at) */
 
 /* User-comm channels (the MPI tag). Only MPB_CH_USER is visible to mp.recv. */
 enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL,
@@ -265,6 +266,8 @@ typedef struct mpb_state {
   /* user traffic */
   mpb_queue *inbox;  /* [MPB_NCHAN * size] */
   uint64_t seq;      /* arrival counter */
+  struct { int chan, src; } arrival_log[MPB_ARRIVAL_LOG]; /* the last arrivals, at seq % LOG */
+  uint64_t looks;    /* queues walked looking for a collective's messages (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
   struct mpb_req *posted; /* the arrival hook's own list (p2p/request.c) */
@@ -372,6 +375,17 @@ static inline mpb_queue *mpb_inbox(mpb_state *st, int chan, int src) {
 }
 /* Queue an arrived user message, or drop it if it is stale. */
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
+/* The channel and sender of the user message that arrived as number s
+** (st->seq counts them): 1, or 0 when s is not among the last
+** MPB_ARRIVAL_LOG (a waiter that fell that far behind scans its queues).
+** A wait that looks only at what arrived since it last looked does O(1)
+** work per arrival, whatever the number of ranks it waits for. */
+static inline int mpb_arrival_at(const mpb_state *st, uint64_t s, int *chan, int *src) {
+  if (s == 0 || s > st->seq || st->seq - s >= MPB_ARRIVAL_LOG) return 0;
+  *chan = st->arrival_log[s % MPB_ARRIVAL_LOG].chan;
+  *src = st->arrival_log[s % MPB_ARRIVAL_LOG].src;
+  return 1;
+}
 /* Forget queued messages of earlier tasks (task start) / all (resync). */
 void mpb_inbox_clear(mpb_state *st, int all);
 /* Wait for the oldest message on chan from src (-1: any) and take it. */

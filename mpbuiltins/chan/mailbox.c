@@ -20,6 +20,8 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   }
   mpb_trace_arrived(st, m);
   m->seq = ++st->seq;
+  st->arrival_log[m->seq % MPB_ARRIVAL_LOG].chan = m->chan;
+  st->arrival_log[m->seq % MPB_ARRIVAL_LOG].src = m->src;
   if (st->on_arrival && st->on_arrival(st, m)) return;
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
   mpb_queue_push(mpb_inbox(st, m->chan, m->src), m);

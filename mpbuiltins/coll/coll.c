@@ -15,7 +15,7 @@
 static const char *const kind_names[MPB_NCOLL] = {
     "?", "bcast", "reduce", "allreduce", "scan", "gather", "allgather", "scatter",
     "alltoall", "barrier", "split", "dup", "transpose", "halo", "neighbor_allgather",
-    "neighbor_alltoall", "dist_graph", "attach"};
+    "neighbor_alltoall", "dist_graph", "attach", "DArray.gather", "Layout.scatter", "file"};
 
 const char *mpb_coll_kind_name(int k) { return k > 0 && k < MPB_NCOLL ? kind_names[k] : "?"; }
 

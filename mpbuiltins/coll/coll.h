@@ -22,7 +22,8 @@ enum { MPB_COLL_BCAST = 1, MPB_COLL_REDUCE, MPB_COLL_ALLRED, MPB_COLL_SCAN, MPB_
        MPB_COLL_SPLIT, MPB_COLL_DUP,
        /* layout/ and topo/ (channel MPB_CH_DIST) */
        MPB_COLL_TRANSPOSE, MPB_COLL_HALO, MPB_COLL_NALLGATHER, MPB_COLL_NALLTOALL,
-       MPB_COLL_SPARSE, MPB_COLL_ATTACH, MPB_NCOLL };
+       MPB_COLL_SPARSE, MPB_COLL_ATTACH, MPB_COLL_DGATHER, MPB_COLL_DSCATTER, MPB_COLL_FILE,
+       MPB_NCOLL };
 #define MPB_COLL_FUNC 0xfe /* op: a Lua function */
 
 /* A collective call in progress. */
@@ -104,8 +105,11 @@ void mpb_coll_tagged_vals(lua_State *L, mpb_coll *x, int r, int tag, int first, 
 /* r's queued message of x with tag, or NULL; taken out of its inbox when take. */
 mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take);
 /* The one wait until ready(st, ud); raises "mismatched collectives" when a
-** member is seen in another collective under x's number. */
-void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud);
+** member is seen in another collective under x's number. *seen: how far the
+** caller's earlier waits of this call looked for that (0 at first: every
+** queue is looked at once, then only the queues of what arrives since). */
+void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud,
+                          uint64_t *seen);
 
 /* Registration (methods of mp.Comm and mp.X on mp.world). */
 void mpb_open_coll(lua_State *L);

@@ -50,6 +50,7 @@ static int of_call(const mpb_coll *x, const mpb_uhdr *h) {
 
 mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take) {
   mpb_queue *q = mpb_inbox(st, MPB_CH_DIST, x->c->ranks[r]);
+  st->looks++;
   mpb_msg *prev = NULL;
   for (mpb_msg *m = q->head; m; prev = m, m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
@@ -66,40 +67,61 @@ mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, 
   return NULL;
 }
 
-/* A queued message from a member under x's number but of another kind. */
-static const mpb_msg *find_bad(const mpb_coll *x) {
-  static const int chans[2] = {MPB_CH_DIST, MPB_CH_COLL};
-  for (int i = 0; i < x->c->size; i++)
-    for (int k = 0; k < 2; k++)
-      for (const mpb_msg *m = mpb_inbox(x->st, chans[k], x->c->ranks[i])->head; m; m = m->next) {
-        mpb_uhdr h = mpb_msg_hdr(m);
-        if (of_call(x, &h) && (int)(h.flags & 0xff) != x->kind) return m;
-      }
+/* A queued message from runtime rank src on chan under x's number but of
+** another kind. */
+static const mpb_msg *bad_from(const mpb_coll *x, int chan, int src) {
+  x->st->looks++;
+  for (const mpb_msg *m = mpb_inbox(x->st, chan, src)->head; m; m = m->next) {
+    mpb_uhdr h = mpb_msg_hdr(m);
+    if (of_call(x, &h) && (int)(h.flags & 0xff) != x->kind) return m;
+  }
   return NULL;
+}
+
+/* The same in every member's queues. */
+static const mpb_msg *find_bad(const mpb_coll *x) {
+  const mpb_msg *m = NULL;
+  for (int i = 0; i < x->c->size && !m; i++) {
+    m = bad_from(x, MPB_CH_DIST, x->c->ranks[i]);
+    if (!m) m = bad_from(x, MPB_CH_COLL, x->c->ranks[i]);
+  }
+  return m;
 }
 
 typedef struct {
   const mpb_coll *x;
   mpb_ready ready;
   void *ud;
-  uint64_t seen;     /* st->seq when the queues were last scanned */
+  uint64_t seen;     /* st->seq when the arrivals were last looked at */
   const mpb_msg *bad;
 } tagged_wait;
 
+/* Is a message that arrived since the last look a sign of a mismatch? Only
+** its sender's queue is looked at (chan.h's record of arrivals), so a wait
+** costs O(1) per arrival; all queues the first time, and when the record
+** does not reach back far enough. */
 static int ready_or_bad(mpb_state *st, void *ud) {
   tagged_wait *w = ud;
   if (w->ready(st, w->ud)) return 1;
-  if (st->seq != w->seen) { /* something arrived: is it a sign of a mismatch? */
-    w->seen = st->seq;
-    w->bad = find_bad(w->x);
+  for (uint64_t s = w->seen + 1; s <= st->seq && !w->bad; s++) {
+    int ch, src;
+    if (w->seen == 0 || !mpb_arrival_at(st, s, &ch, &src)) {
+      w->bad = find_bad(w->x);
+      break;
+    }
+    if ((ch == MPB_CH_DIST || ch == MPB_CH_COLL) && w->x->c->of_world[src] >= 0)
+      w->bad = bad_from(w->x, ch, src);
   }
+  w->seen = st->seq;
   return w->bad != NULL;
 }
 
-void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud) {
-  tagged_wait w = {x, ready, ud, 0, NULL};
+void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void *ud,
+                          uint64_t *seen) {
+  tagged_wait w = {x, ready, ud, *seen, NULL};
   mpb_state *st = x->st;
   if (!ready_or_bad(st, &w)) mpb_wait(L, st, ready_or_bad, &w, 0);
+  *seen = w.seen;
   if (w.bad && !ready(st, ud)) {
     mpb_uhdr h = mpb_msg_hdr(w.bad);
     char buf[200]; /* lua_pushfstring has no %u */

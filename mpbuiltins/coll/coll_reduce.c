@@ -55,6 +55,14 @@ static int truth(lua_State *L, int idx) {
   return lua_toboolean(L, idx);
 }
 
+/* A number or an mp.Complex at idx as re + im i; 2 when it is complex. */
+static int as_cplx(lua_State *L, int idx, double *re, double *im) {
+  if (mpb_complex_test(L, idx, re, im)) return 2;
+  if (lua_type(L, idx) != LUA_TNUMBER) return 0;
+  *re = lua_tonumber(L, idx), *im = 0;
+  return 1;
+}
+
 static void cannot(lua_State *L, mpb_coll *x, int op, int from) {
   luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot combine a %s and a %s (from rank %d) with '%s'",
              x->fname, x->st->rank, x->st->size, luaL_typename(L, -2), luaL_typename(L, -1),
@@ -96,6 +104,14 @@ static void combine_named(lua_State *L, mpb_coll *x, int op, int from, int own, 
         return;
       }
     }
+  }
+  double zr[2], zi[2];
+  int ka = as_cplx(L, -2, &zr[0], &zi[0]), kb = as_cplx(L, -1, &zr[1], &zi[1]);
+  if (ka && kb && (ka == 2 || kb == 2) && (op == MPB_RED_SUM || op == MPB_RED_PROD)) {
+    lua_pop(L, 2); /* complex values: sum and product (array_cplx.h's formulas) */
+    if (op == MPB_RED_SUM) mpb_complex_push(L, zr[0] + zr[1], zi[0] + zi[1]);
+    else mpb_complex_push(L, zr[0] * zr[1] - zi[0] * zi[1], zr[0] * zi[1] + zi[0] * zr[1]);
+    return;
   }
   if ((op == MPB_RED_LAND || op == MPB_RED_LOR) && ta != LUA_TTABLE && ta != LUA_TUSERDATA &&
       tv != LUA_TTABLE && tv != LUA_TUSERDATA) {

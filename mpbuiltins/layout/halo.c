@@ -219,7 +219,7 @@ static int iexchange(lua_State *L) { return apply(L, 0, "Halo.iexchange"); }
 static int info(lua_State *L) {
   hplan *h = check_plan(L, "Halo.info");
   mpb_xstats s;
-  mpb_xchg_stats(h->ph, h->nphase, mpb_dtype_size(h->lay.dtype), h->lay.l.nranks, &s);
+  mpb_xchg_stats(h->ph, h->nphase, mpb_dtype_size(h->lay.dtype), sizeof(mpb_uhdr), &s);
   mpb_xchg_push_info(L, &s, MPB_HALO_METHOD, 1);
   lua_pushinteger(L, h->nphase);
   lua_setfield(L, -2, "phases");

@@ -20,6 +20,7 @@
 #include "array/array.h"
 #include "layout/laylib.h"
 #include "layout/layout_grid.h"
+#include "p2p/p2p.h"
 
 /* ------------------------------------------------------------- errors */
 int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...) {
@@ -32,6 +33,19 @@ int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, 
     return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname,
                       st->rank, st->size, msg);
   return luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, msg);
+}
+
+void mpb_lay_check_request(lua_State *L, int64_t task, int64_t naborts, int used,
+                           const char *fname) {
+  mpb_state *st = mpb_get(L);
+  mpb_check_abort(L, st);
+  if (task != st->task)
+    mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
+                     (LUAI_UACINT)task, (LUAI_UACINT)st->task);
+  if (naborts != st->naborts)
+    mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)task);
+  mpb_check_task(L, st, fname);
+  if (used) mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
 }
 
 /* --------------------------------------------------------- the value */
@@ -88,8 +102,8 @@ static void spec_make(lua_State *L, lspec *s, int arg, const char *fname) {
       s->grid[a] = used ? 0 : 1;
       w[a] = 1;
     }
-    for (int k = 0; k < s->nd; k++)
-      if (s->axis[k] >= 0) w[s->axis[k]] = s->ext[k] > 0 ? s->ext[k] : 1;
+    for (int k = 0; k < s->nd; k++) /* even: the extents themselves (0 too) */
+      if (s->axis[k] >= 0) w[s->axis[k]] = s->ext[k] > 0 || !s->balanced ? s->ext[k] : 1;
     if (!used && nranks != 1)
       mpb_lay_argerror(L, arg, fname, "no dimension is split, so the layout is for 1 rank, "
                        "not %d (a layout holds no copies)", nranks);
@@ -168,7 +182,7 @@ static void parse_string(lua_State *L, const char *str, lspec *s, int arg, const
     dt[dl] = '\0';
   }
   s->dtype = mpb_dtype_from_name(dt);
-  if (s->dtype < 0) mpb_lay_argerror(L, arg, fn, "unknown dtype '%s' (f64, f32, i64, i32, u8)", dt);
+  if (s->dtype < 0) mpb_lay_argerror(L, arg, fn, "unknown dtype '%s' (f64, f32, i64, i32, u8, c64, c128)", dt);
   c.i++;
   do {
     if (s->nd == MPB_LAYOUT_MAXDIM) mpb_lay_argerror(L, arg, fn, "%s", mpb_layout_strerror(MPB_LAYOUT_ENDIM));
@@ -250,7 +264,7 @@ static void read_opts(lua_State *L, int t, lspec *s, int arg, const char *fname)
   lua_Integer v;
   if (lua_getfield(L, t, "dtype") != LUA_TNIL) {
     s->dtype = mpb_dtype_from_name(lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
-    if (s->dtype < 0) mpb_lay_argerror(L, arg, fname, "unknown dtype (f64, f32, i64, i32, u8)");
+    if (s->dtype < 0) mpb_lay_argerror(L, arg, fname, "unknown dtype (f64, f32, i64, i32, u8, c64, c128)");
   }
   if (lua_getfield(L, t, "split") == LUA_TTABLE) {
     read_split(L, lua_gettop(L), s, arg, fname);
@@ -464,6 +478,7 @@ void mpb_open_layout(lua_State *L) {
   lua_pushcfunction(L, with);
   lua_setfield(L, -2, "with");
   mpb_layout_open_query(L, lua_gettop(L));
+  mpb_open_darray(L, mpt, lua_gettop(L));
   lua_pushcclosure(L, index_, 1);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, tostr);
@@ -483,4 +498,6 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_graph(L);
   mpb_open_dist_graph(L);
   mpb_open_neighbor(L);
+  mpb_open_fft(L);
+  mpb_open_file(L);
 }

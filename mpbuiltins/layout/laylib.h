@@ -16,7 +16,14 @@
 **   neighbor.c   neighbourhood collectives of both, and attaching a topology
 **                to a communicator (comm:with_topology, t:attach)
 **   halo.c       halo exchanges of an array with a layout
+**   darray.c     distributed arrays: an array carrying its layout; whole-array
+**                reductions, gather, scatter, redistribute
+**   file.c       mp.save, mp.load: a distributed array in one .npy file,
+**                collectively through MPI-IO (layout_npy.c: the header)
 **   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
+**   fft.c        mp.fft plans (layout_fft.c chains their layouts); fft_run.c
+**                runs them; the local transforms come from a plug-in
+**                (fft_backend.h, mpbuiltins/fftw/)
 */
 #ifndef MPB_LAYLIB_H
 #define MPB_LAYLIB_H
@@ -34,6 +41,12 @@ typedef struct mpb_lay {
 /* Raise "bad argument #arg to 'mp.fname' ([rank r/n] <fmt>)" (arg 0: no
 ** argument: "mp.fname: [rank r/n] <fmt>"). fmt as lua_pushfstring's. */
 int mpb_lay_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* The checks every request of layout/ makes before a wait or a test (an
+** mp.Exchange's, an mp.FFTRequest's): raise if an abort is pending, if it
+** was made in another task (task) or before an abort (naborts), outside a
+** task, or used already (used). */
+void mpb_lay_check_request(lua_State *L, int64_t task, int64_t naborts, int used,
+                           const char *fname);
 /* The layout at arg, or raise naming fname. */
 mpb_lay *mpb_lay_check(lua_State *L, int arg, const char *fname);
 /* Push a copy of a as a new layout value. */
@@ -94,6 +107,16 @@ typedef struct mpb_dests {
 void mpb_graph_dests(lua_State *L, int idx, int n, mpb_dests *d, int *weighted, int arg,
                      const char *fname);
 
+/* Transpose plans (transpose.c): push the plan from layout a (at aidx) to b
+** (bidx) on the communicator at cidx (errors name fname's arguments 2 and
+** 3); apply the plan at pidx in direction dir (0 forward, 1 back) to the
+** array at sidx into the one at didx, both checked by the caller to be the
+** blocks of this rank: wait 1 runs it to the end (nothing pushed), wait 0
+** pushes its mp.Exchange request. */
+void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *fname);
+void mpb_transpose_run(lua_State *L, int pidx, int dir, int sidx, int didx, int wait,
+                       const char *fname);
+
 /* Openers: each adds its functions to the mp table on top (mpb_open_layout
 ** calls the others). */
 void mpb_open_layout(lua_State *L);
@@ -108,6 +131,24 @@ void mpb_open_reorder(lua_State *L);
 void mpb_cart_neighbor_methods(lua_State *L, int methods);
 void mpb_open_graph(lua_State *L);
 void mpb_open_dist_graph(lua_State *L);
+/* darray.c: distributed arrays (an mp.Array with its layout as attribute).
+** Attach layout (at layidx; the array's dtype rules) to the array at aidx,
+** with halo widths (NULL: none) and the communicator at cidx (0: mp.world
+** when used). mpb_open_darray adds mp.darray to the mp table at mpt and
+** scatter to the layouts' methods at laymethods. */
+void mpb_darray_attach(lua_State *L, int aidx, int layidx, const int64_t *halo, int cidx);
+/* Whether the value at idx is a distributed array. */
+int mpb_darray_test(lua_State *L, int idx);
+/* The distributed array at idx: pushes its owned block (a view, the halo
+** left out) and its communicator (mp.world when it has none; checked
+** against the layout), returns the block; its layout, with the array's
+** dtype, goes to *y. Raises naming fname if idx is not one. */
+struct mpb_array *mpb_darray_parts(lua_State *L, int idx, mpb_lay *y, const char *fname);
+void mpb_open_darray(lua_State *L, int mpt, int laymethods);
+/* file.c: mp.save and mp.load (NumPy's .npy files through MPI-IO). */
+void mpb_open_file(lua_State *L);
+/* fft.c: mp.fft and its plans. */
+void mpb_open_fft(lua_State *L);
 /* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a
 ** topology's methods table (cart.c, graph.c). */
 void mpb_topo_neighbor_methods(lua_State *L, int methods);

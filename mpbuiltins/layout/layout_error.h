@@ -21,7 +21,10 @@
   X(FIXED, "the fixed grid extents do not divide the number of ranks")             \
   X(WEIGHT, "weights (extents) must be 1 or more")                                \
   X(MATCH, "the layouts do not have the same dimensions (names and extents)")     \
-  X(NRANKS, "the layouts are for different numbers of ranks")
+  X(NRANKS, "the layouts are for different numbers of ranks")                    \
+  X(FFTDIM, "the dimensions to transform are distinct dimensions of the layout, at least one") \
+  X(FFTEMPTY, "a dimension to transform has extent 0")                            \
+  X(FFTLOCAL, "no dimension can take over the split of a dimension to transform (each is transformed where it is whole on every rank: leave a dimension that is not split and not still to transform)")
 
 enum mpb_layout_errno_pos_ {
   MPB_LAYOUT__EPOS0 = 0,

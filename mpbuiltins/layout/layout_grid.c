@@ -60,7 +60,7 @@ static void dfs(search *s, int i, int rem, double cost) {
   }
   int k = s->free_[i];
   if (m == 1) {
-    if (s->cap && rem > s->weight[k]) return;
+    if (s->cap && s->weight[k] > 0 && rem > s->weight[k]) return;
     if (s->divide && s->weight[k] % rem) return;
     s->cur[k] = rem;
     dfs(s, i + 1, 1, cost + rem / s->w[k]);
@@ -69,7 +69,7 @@ static void dfs(search *s, int i, int rem, double cost) {
   for (int j = 0; j < s->ndiv; j++) { /* larger first: finds the lexicographic best early */
     int d = s->div[j];
     if (d > rem || rem % d) continue;
-    if (s->cap && d > s->weight[k]) continue;
+    if (s->cap && s->weight[k] > 0 && d > s->weight[k]) continue;
     if (s->divide && s->weight[k] % d) continue;
     s->cur[k] = d;
     dfs(s, i + 1, rem / d, cost + d / s->w[k]);
@@ -86,8 +86,9 @@ static int factor(int nranks, int nd, const int64_t *weight, int *dims, int divi
   s.divide = divide;
   int rem = nranks;
   for (int k = 0; k < nd; k++) {
-    if (weight && weight[k] < 1) return MPB_LAYOUT_EWEIGHT;
-    s.w[k] = weight ? (double)weight[k] : 1.0;
+    /* an even split of a zero extent is every block empty: any axis divides it */
+    if (weight && weight[k] < (divide ? 0 : 1)) return MPB_LAYOUT_EWEIGHT;
+    s.w[k] = weight && weight[k] > 0 ? (double)weight[k] : 1.0;
     if (dims[k] < 0) return MPB_LAYOUT_EGRID;
     if (dims[k] > 0) {
       if (rem % dims[k]) return MPB_LAYOUT_EFIXED;

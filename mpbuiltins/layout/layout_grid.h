@@ -22,8 +22,9 @@
 ** into more parts than their extent when that can be avoided. Returns 0,
 ** MPB_LAYOUT_EFIXED, MPB_LAYOUT_EGRID or MPB_LAYOUT_EWEIGHT. */
 int mpb_grid_factor(int nranks, int nd, const int64_t *weight, int *dims);
-/* The same among the grids whose extents divide extent[k] (extents >= 1):
-** the default grid of an even layout. MPB_LAYOUT_EUNEVEN when none does. */
+/* The same among the grids whose extents divide extent[k] (extents >= 0: a
+** zero extent is divided by any axis, every block empty): the default grid
+** of an even layout. MPB_LAYOUT_EUNEVEN when none does. */
 int mpb_grid_factor_even(int nranks, int nd, const int64_t *extent, int *dims);
 /* The metric: sum of dims[k] / weight[k] (weight NULL: sum of dims). */
 double mpb_grid_cost(int nd, const int *dims, const int64_t *weight);

@@ -12,7 +12,8 @@
 **                          of a global array a)
 **   l:owner(i1, ..., in)   r, j1, ..., jn: who holds a global index, and where
 **   l:coords(r), l:rank(c) grid coordinates <-> rank
-**   l:alloc([halo])        a zero local array (halo: widths on split dims)
+**   l:alloc([halo])        a zero local array (halo: widths on split dims),
+**                          distributed (darray.c)
 **   l:wrap(a [, halo])     a, checked to be this rank's block
 **   l:describe()           the layout, its grid and every rank's block
 */
@@ -190,13 +191,14 @@ static int rank(lua_State *L) {
   return 1;
 }
 
-/* l:alloc([halo]) */
+/* l:alloc([halo [, r]]): a distributed array (darray.c) */
 static int alloc(lua_State *L) {
   mpb_lay *y = mpb_lay_check(L, 1, "Layout.alloc");
   int64_t w[MPB_LAYOUT_MAXDIM], d[MPB_LAYOUT_MAXDIM];
   mpb_lay_halo_arg(L, y, 2, "Layout.alloc", w);
   int nd = mpb_lay_block_shape(y, mpb_lay_rankarg(L, y, 3, "Layout.alloc"), w, d);
   mpb_array_new(L, y->dtype, nd, d);
+  mpb_darray_attach(L, -1, 1, w, 0);
   return 1;
 }
 

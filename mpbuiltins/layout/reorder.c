@@ -294,6 +294,9 @@ static void graph_edges(lua_State *L, const mpb_graph *g, int opts, edges *e) {
 
 /* An n x n mp.Array: element (i, j) is bytes from slot i-1 to slot j-1. */
 static void array_edges(lua_State *L, const mpb_array *a, edges *e) {
+  if (MPB_DTYPE_COMPLEX(a->dtype))
+    mpb_lay_argerror(L, 1, FN, "a real traffic matrix expected, got a %s array",
+                     mpb_dtype_name(a->dtype));
   if (a->ndim != 2 || a->dims[0] != a->dims[1] || a->dims[0] < 1 || a->dims[0] > INT32_MAX)
     mpb_lay_argerror(L, 1, FN, "an n x n traffic matrix expected, got a %s array of %d "
                      "dimensions (%I x ...)", mpb_dtype_name(a->dtype), a->ndim,

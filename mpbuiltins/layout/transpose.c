@@ -15,8 +15,10 @@
 **   p:iforward(a [, out]), p:iback(b [, out])   the same, returning an
 **                            mp.Exchange request (req:wait() returns out)
 **   p:info()                 {method, peers, messages, send_bytes, recv_bytes,
-**                            self_bytes, peak_extra, from, to} (forward; the
-**                            back direction moves the same bytes reversed)
+**                            self_bytes, peak_extra, plan_bytes, from, to}
+**                            (forward; the back direction moves the same
+**                            bytes reversed; plan_bytes: the plan's memory,
+**                            one box per peer and direction)
 **   p.from, p.to             the layouts
 */
 #include <string.h>
@@ -38,9 +40,9 @@ typedef struct {
 /* user values: 1 communicator, 2 from layout, 3 to layout */
 typedef struct {
   mpb_lay from, to;
-  int me, nranks;
+  int me, nranks, nbox;
   tdir dir[2];              /* 0 forward, 1 back */
-  mpb_xbox boxes[];         /* 4 * nranks: send/recv of both directions */
+  mpb_xbox boxes[];         /* send/recv of both directions: one per peer */
 } tplan;
 
 /* A global box (in src's dim order) as a box of the local array of lay on
@@ -61,8 +63,22 @@ static void to_local(const mpb_layout *lay, const int *perm, int me, const mpb_b
   }
 }
 
+/* How many boxes of src -> dst rank me sends (*ns) and receives (*nr),
+** the part it keeps left out. */
+static void count_dir(const mpb_layout *src, const mpb_layout *dst, int me, mpb_box *tmp,
+                      int *ns, int *nr) {
+  int perm[MPB_LAYOUT_MAXDIM], bad;
+  mpb_layout_match(src, dst, perm, &bad);
+  *ns = *nr = 0;
+  for (int recv = 0; recv < 2; recv++) {
+    int n = mpb_transpose_boxes(src, dst, perm, me, recv, tmp);
+    for (int i = 0; i < n; i++)
+      if (tmp[i].peer != me) ++*(recv ? nr : ns);
+  }
+}
+
 /* The plan of src -> dst on rank me into d (send and recv have room for
-** nranks boxes each). */
+** the boxes count_dir counted). */
 static void plan_dir(const mpb_layout *src, const mpb_layout *dst, int me, tdir *d,
                      mpb_box *tmp) {
   int perm[MPB_LAYOUT_MAXDIM], bad;
@@ -90,16 +106,13 @@ static void plan_dir(const mpb_layout *src, const mpb_layout *dst, int me, tdir 
   d->ph.self = d->self;
 }
 
-/* mp.transpose(from, to [, comm]) */
-static int transpose(lua_State *L) {
-  const char *fn = "transpose";
+/* The plan from layout a (at aidx) to b (at bidx) on the communicator at
+** cidx, pushed; errors name argument 2 (the layouts) and 3 (comm) of fname. */
+void mpb_transpose_push(lua_State *L, int aidx, int bidx, int cidx, const char *fn) {
   mpb_state *st = mpb_get(L);
-  mpb_lay *a = mpb_lay_check(L, 1, fn), *b = mpb_lay_check(L, 2, fn);
-  if (lua_isnoneornil(L, 3)) {
-    lua_settop(L, 2);
-    mpb_comm_pushworld(L);
-  }
-  mpb_comm *c = mpb_comm_check(L, st, 3, fn);
+  aidx = lua_absindex(L, aidx), bidx = lua_absindex(L, bidx), cidx = lua_absindex(L, cidx);
+  mpb_lay *a = mpb_lay_check(L, aidx, fn), *b = mpb_lay_check(L, bidx, fn);
+  mpb_comm *c = mpb_comm_check(L, st, cidx, fn);
   int perm[MPB_LAYOUT_MAXDIM], bad;
   int rc = mpb_layout_match(&a->l, &b->l, perm, &bad);
   if (rc == MPB_LAYOUT_ENRANKS)
@@ -114,25 +127,39 @@ static int transpose(lua_State *L) {
   if (c->size != a->l.nranks)
     mpb_lay_argerror(L, 3, fn, "the communicator has %d ranks, the layouts %d", c->size,
                      a->l.nranks);
-  int P = a->l.nranks;
-  tplan *p = lua_newuserdatauv(L, sizeof *p + 4 * (size_t)P * sizeof(mpb_xbox), 3);
+  int P = a->l.nranks, ns, nr;
+  mpb_box *tmp = lua_newuserdatauv(L, (size_t)P * sizeof *tmp, 0);
+  count_dir(&a->l, &b->l, c->rank, tmp, &ns, &nr);
+  /* memory for the peers this rank exchanges with, not for every rank */
+  tplan *p = lua_newuserdatauv(L, sizeof *p + 2 * (size_t)(ns + nr) * sizeof(mpb_xbox), 3);
   memset(p, 0, sizeof *p);
+  p->nbox = 2 * (ns + nr);
   luaL_setmetatable(L, PLAN_MT);
-  for (int i = 1; i <= 3; i++) {
-    lua_pushvalue(L, i == 1 ? 3 : i - 1);
-    lua_setiuservalue(L, -2, i);
+  const int slots[3] = {cidx, aidx, bidx};
+  for (int i = 0; i < 3; i++) {
+    lua_pushvalue(L, slots[i]);
+    lua_setiuservalue(L, -2, i + 1);
   }
   p->from = *a;
   p->to = *b;
   p->me = c->rank;
   p->nranks = P;
-  mpb_box *tmp = lua_newuserdatauv(L, (size_t)P * sizeof *tmp, 0);
-  for (int d = 0; d < 2; d++) {
-    p->dir[d].send = p->boxes + (size_t)(2 * d) * (size_t)P;
-    p->dir[d].recv = p->boxes + (size_t)(2 * d + 1) * (size_t)P;
+  p->dir[0].send = p->boxes;            /* forward: ns sends, nr receives */
+  p->dir[0].recv = p->boxes + ns;
+  p->dir[1].send = p->boxes + ns + nr;  /* back: the other way round */
+  p->dir[1].recv = p->boxes + ns + 2 * nr;
+  for (int d = 0; d < 2; d++)
     plan_dir(d ? &b->l : &a->l, d ? &a->l : &b->l, p->me, &p->dir[d], tmp);
+  lua_remove(L, -2); /* tmp */
+}
+
+/* mp.transpose(from, to [, comm]) */
+static int transpose(lua_State *L) {
+  if (lua_isnoneornil(L, 3)) {
+    lua_settop(L, 2);
+    mpb_comm_pushworld(L);
   }
-  lua_pop(L, 1);
+  mpb_transpose_push(L, 1, 2, 3, "transpose");
   return 1;
 }
 
@@ -152,6 +179,12 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
     int64_t dims[MPB_LAYOUT_MAXDIM];
     int nd = mpb_lay_block_shape(dst, p->me, NULL, dims);
     mpb_array_new(L, dst->dtype, nd, dims);
+    if (mpb_darray_test(L, 2)) { /* the result keeps the layout: the destination's */
+      lua_getiuservalue(L, 1, d ? 2 : 3);
+      lua_getiuservalue(L, 1, 1);
+      mpb_darray_attach(L, -3, -2, NULL, lua_gettop(L));
+      lua_pop(L, 2);
+    }
     lua_replace(L, 3);
   } else {
     mpb_lay_check_block(L, dst, p->me, NULL, NULL, 3, fname); /* it may share a's memory */
@@ -161,6 +194,17 @@ static int apply(lua_State *L, int d, int wait, const char *fname) {
   if (!wait) return 1;
   lua_pushvalue(L, 3);
   return 1;
+}
+
+void mpb_transpose_run(lua_State *L, int pidx, int dir, int sidx, int didx, int wait,
+                       const char *fname) {
+  pidx = lua_absindex(L, pidx), sidx = lua_absindex(L, sidx), didx = lua_absindex(L, didx);
+  tplan *p = lua_touserdata(L, pidx);
+  lua_getiuservalue(L, pidx, 1);
+  int top = lua_gettop(L);
+  mpb_xchg_apply(L, top, pidx, &p->dir[dir].ph, 1, sidx, didx, MPB_COLL_TRANSPOSE, fname, wait);
+  if (wait) lua_settop(L, top - 1); /* the communicator, and a spent request if any */
+  else lua_remove(L, top);          /* the request stays */
 }
 
 static int forward(lua_State *L) { return apply(L, 0, 1, "Transpose.forward"); }
@@ -178,8 +222,10 @@ static void push_spec(lua_State *L, const mpb_lay *y) {
 static int info(lua_State *L) {
   tplan *p = check_plan(L, "Transpose.info");
   mpb_xstats s;
-  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
-  mpb_xchg_push_info(L, &s, MPB_TRANSPOSE_METHOD, 2);
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), sizeof(mpb_uhdr), &s);
+  mpb_xchg_push_info(L, &s, MPB_TRANSPOSE_METHOD, 3);
+  lua_pushinteger(L, (lua_Integer)(sizeof *p + (size_t)p->nbox * sizeof(mpb_xbox)));
+  lua_setfield(L, -2, "plan_bytes");
   push_spec(L, &p->from);
   lua_setfield(L, -2, "from");
   push_spec(L, &p->to);
@@ -190,7 +236,7 @@ static int info(lua_State *L) {
 static int tostr(lua_State *L) {
   tplan *p = check_plan(L, "Transpose.__tostring");
   mpb_xstats s;
-  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), p->nranks, &s);
+  mpb_xchg_stats(&p->dir[0].ph, 1, mpb_dtype_size(p->from.dtype), sizeof(mpb_uhdr), &s);
   char a[512], b[512];
   mpb_layout_format(&p->from.l, mpb_dtype_name(p->from.dtype), 0, a, sizeof a);
   mpb_layout_format(&p->to.l, mpb_dtype_name(p->to.dtype), 0, b, sizeof b);

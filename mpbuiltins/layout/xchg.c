@@ -21,7 +21,13 @@
 enum { X_PENDING, X_READY, X_USED };
 static const char *const state_names[] = {"pending", "complete", "used"};
 
-/* user values: 1 communicator (or nil), 2 plan, 3 source, 4 destination */
+/* user values: 1 communicator (or nil), 2 plan, 3 source, 4 destination.
+** The receives of a phase are runs of boxes, one message each; a run is
+** known by the index of its first box. What has come is found from the
+** arrivals since the last look (chan.h's mpb_arrival_at: the runs of that
+** sender only), so a wait does O(1) work per arrival whatever the number of
+** peers; the queues are scanned whole only when a phase starts and when
+** the record of arrivals does not reach back far enough. */
 typedef struct mpb_xreq {
   int state, local;
   int alias;                     /* the destination shares memory with the source */
@@ -31,10 +37,18 @@ typedef struct mpb_xreq {
   int nphase, phase;
   mpb_array src, dst;            /* headers of the arrays (anchored in user values) */
   size_t es;                     /* their element size */
-  int left;                      /* receives of this phase not unpacked yet */
-  uint64_t seen;                 /* st->seq at the last scan for arrivals */
-  unsigned char done[];          /* per receive of the phase */
+  int left;                      /* runs of this phase not unpacked yet */
+  int nruns, nready;             /* runs of the phase; runs found arrived, in ready[] */
+  int scanned;                   /* the queues were scanned since the phase started */
+  uint64_t seen;                 /* st->seq when the arrivals were last looked at */
+  uint64_t badseen;              /* the same, looking for a mismatch (coll_dist.c) */
+  int *ready;                    /* [maxrecv] runs found arrived, not unpacked */
+  int *bypeer;                   /* [2 * maxrecv] (peer, run) sorted by peer */
+  unsigned char *done;           /* [maxrecv] per run: 0 pending, 1 listed, 2 unpacked */
 } mpb_xreq;
+
+/* The bytes of a request's lists for maxrecv receives. */
+#define XREQ_ROOM(n) ((size_t)(n) * (3 * sizeof(int) + 1))
 
 const char *mpb_xchg_method(int kind) {
   switch (kind) {
@@ -45,84 +59,10 @@ const char *mpb_xchg_method(int kind) {
   }
 }
 
-/* ------------------------------------------------------------ messages */
-/* The boxes of a phase that go to (or come from) one peer share messages:
-** plans list them by peer and tag (mpb_xchg_sort) and a message carries a
-** run of them, packed one after the other, tagged with the run's first tag.
-** On a periodic grid two ranks wide both slabs of a dimension go to the
-** other rank: one message instead of two. Small boxes are merged only while
-** the message stays below MPI's rendezvous threshold (a message above it
-** waits for a handshake: between the ranks of a host UCX's round trip
-** doubles at 8256 bytes); boxes above it are merged together (one handshake
-** instead of several). Both sides of a message see the same boxes in the
-** same order, so they cut the same runs. Returns the end of the run from
-** box i; *len: its bytes. */
-#define EAGER_MAX 8256
-
+/* The runs of boxes that share a message (layout_xbox.h), with this
+** runtime's message header. */
 static int msg_end(const mpb_xbox *b, int n, int i, size_t es, size_t *len) {
-  size_t hdr = sizeof(mpb_uhdr), sum = (size_t)b[i].n * es;
-  int big = sum + hdr >= EAGER_MAX, j = i + 1;
-  for (; j < n && b[j].peer == b[i].peer; j++) {
-    size_t add = (size_t)b[j].n * es;
-    if (big ? add + hdr < EAGER_MAX : sum + add + hdr >= EAGER_MAX) break;
-    sum += add;
-  }
-  *len = sum;
-  return j;
-}
-
-/* The number of messages that carry n boxes. */
-static int count_msgs(const mpb_xbox *b, int n, size_t es) {
-  int k = 0;
-  size_t len;
-  for (int i = 0; i < n; i = msg_end(b, n, i, es, &len)) k++;
-  return k;
-}
-
-static int cmp_box(const void *x, const void *y) {
-  const mpb_xbox *a = x, *b = y;
-  if (a->peer != b->peer) return a->peer < b->peer ? -1 : 1;
-  return (a->tag > b->tag) - (a->tag < b->tag);
-}
-
-void mpb_xchg_sort(mpb_xbox *b, int n) {
-  if (n > 1) qsort(b, (size_t)n, sizeof *b, cmp_box);
-}
-
-/* ---------------------------------------------------------------- stats */
-void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s) {
-  memset(s, 0, sizeof *s);
-  unsigned char *seen = NULL;
-  int64_t peak = 0;
-  for (int p = 0; p < nphase; p++) {
-    int64_t alive = 0;
-    for (int i = 0; i < ph[p].nsend; i++) {
-      s->send_bytes += ph[p].send[i].n * (int64_t)es;
-      alive += ph[p].send[i].n * (int64_t)es;
-    }
-    for (int i = 0; i < ph[p].nrecv; i++) {
-      s->recv_bytes += ph[p].recv[i].n * (int64_t)es;
-      alive += ph[p].recv[i].n * (int64_t)es;
-    }
-    for (int i = 0; i < ph[p].nself; i++) s->self_bytes += ph[p].self[2 * i].n * (int64_t)es;
-    s->messages += count_msgs(ph[p].send, ph[p].nsend, es);
-    if (alive > peak) peak = alive;
-  }
-  s->peak_extra = peak;
-  /* distinct peers: a small bitmap on the stack for the usual sizes */
-  unsigned char small[256];
-  size_t nb = (size_t)nranks / 8 + 1;
-  seen = nb <= sizeof small ? small : NULL;
-  if (!seen) { /* many ranks: count sends' peers only, an upper bound stays meaningful */
-    s->peers = s->messages;
-    return;
-  }
-  memset(seen, 0, nb);
-  for (int p = 0; p < nphase; p++) {
-    for (int i = 0; i < ph[p].nsend; i++) seen[ph[p].send[i].peer / 8] |= 1 << (ph[p].send[i].peer % 8);
-    for (int i = 0; i < ph[p].nrecv; i++) seen[ph[p].recv[i].peer / 8] |= 1 << (ph[p].recv[i].peer % 8);
-  }
-  for (size_t b = 0; b < nb; b++) s->peers += __builtin_popcount(seen[b]);
+  return mpb_xbox_msg_end(b, n, i, es, sizeof(mpb_uhdr), len);
 }
 
 void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, int nextra) {
@@ -225,11 +165,15 @@ static void copy_box_via(lua_State *L, const mpb_xreq *q, const mpb_xbox *sb,
 }
 
 /* ------------------------------------------------------------ phases */
+static int cmp_pair(const void *x, const void *y) {
+  const int *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
-  size_t es = q->es;
+  size_t es = q->es, len;
   for (int i = 0, j; i < p->nsend; i = j) {
-    size_t len;
     j = msg_end(p->send, p->nsend, i, es, &len);
     char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
     pack_run(&q->src, &p->send[i], j - i, es, buf + sizeof(mpb_uhdr), 0);
@@ -239,25 +183,72 @@ static void start_phase(lua_State *L, mpb_xreq *q) {
     if (q->alias) copy_box_via(L, q, &p->self[2 * i], &p->self[2 * i + 1]);
     else copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1], es);
   memset(q->done, 0, (size_t)p->nrecv);
-  q->left = count_msgs(p->recv, p->nrecv, es);
-  q->seen = 0;
+  q->nruns = q->nready = q->scanned = 0;
+  for (int i = 0; i < p->nrecv; i = msg_end(p->recv, p->nrecv, i, es, &len)) {
+    q->bypeer[2 * q->nruns] = p->recv[i].peer;
+    q->bypeer[2 * q->nruns + 1] = i;
+    q->nruns++;
+  }
+  qsort(q->bypeer, (size_t)q->nruns, 2 * sizeof(int), cmp_pair);
+  q->left = q->nruns;
+}
+
+/* List run i when its message has come. */
+static void look_run(mpb_state *st, mpb_xreq *q, int i) {
+  const mpb_xbox *b = &q->ph[q->phase].recv[i];
+  if (q->done[i] == 0 && mpb_coll_tagged_find(st, &q->x, b->peer, b->tag, 0)) {
+    q->done[i] = 1;
+    q->ready[q->nready++] = i;
+  }
+}
+
+/* The runs from comm rank r (a binary search in bypeer). */
+static void look_peer(mpb_state *st, mpb_xreq *q, int r) {
+  int lo = 0, hi = q->nruns;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (q->bypeer[2 * mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < q->nruns && q->bypeer[2 * lo] == r; lo++) look_run(st, q, q->bypeer[2 * lo + 1]);
+}
+
+/* Find what has come since the last look: every pending run the first
+** time in a phase (or when the arrivals since are no longer on record),
+** else only the runs of the senders of the messages that arrived. */
+static int look(mpb_state *st, mpb_xreq *q) {
+  if (q->local) return 0;
+  int full = !q->scanned;
+  for (uint64_t s = q->seen + 1; !full && s <= st->seq; s++) {
+    int ch, src;
+    if (!mpb_arrival_at(st, s, &ch, &src)) full = 1;
+    else if (ch == MPB_CH_DIST && q->x.c->of_world[src] >= 0) look_peer(st, q, q->x.c->of_world[src]);
+  }
+  if (full)
+    for (int k = 0; k < q->nruns; k++) look_run(st, q, q->bypeer[2 * k + 1]);
+  q->scanned = 1;
+  q->seen = st->seq;
+  return q->nready > 0;
 }
 
 /* Unpack what has arrived; start the next phases while they complete.
-** Returns 1 when the exchange is complete. done[i] marks the run starting
-** at receive i. */
+** Returns 1 when the exchange is complete. */
 static int progress(lua_State *L, mpb_xreq *q) {
   mpb_state *st = q->x.st;
   size_t es = q->es;
   while (q->phase < q->nphase) {
     const mpb_xphase *p = &q->ph[q->phase];
-    for (int i = 0, j; i < p->nrecv && q->left > 0; i = j) {
+    if (q->left > 0) look(st, q);
+    while (q->nready > 0) {
+      int i = q->ready[--q->nready];
       size_t want;
-      j = msg_end(p->recv, p->nrecv, i, es, &want);
-      if (q->done[i]) continue;
+      int j = msg_end(p->recv, p->nrecv, i, es, &want);
       const mpb_xbox *b = &p->recv[i];
       mpb_msg *m = mpb_coll_tagged_find(st, &q->x, b->peer, b->tag, 1);
-      if (!m) continue;
+      if (!m) { /* (listed, so it came: nothing else takes this call's messages) */
+        q->done[i] = 0;
+        continue;
+      }
       if (m->lost || m->len != sizeof(mpb_uhdr) + want) {
         size_t got = m->len - sizeof(mpb_uhdr);
         int lost = m->lost != 0;
@@ -269,7 +260,7 @@ static int progress(lua_State *L, mpb_xreq *q) {
       }
       pack_run(&q->dst, &p->recv[i], j - i, es, m->buf + sizeof(mpb_uhdr), 1);
       mpb_msg_free(m);
-      q->done[i] = 1;
+      q->done[i] = 2;
       q->left--;
     }
     if (q->left > 0) return 0;
@@ -282,25 +273,18 @@ static int progress(lua_State *L, mpb_xreq *q) {
 /* A ready function of the one wait: has a message of a pending receive come? */
 static int arrived(mpb_state *st, void *ud) {
   mpb_xreq *q = ud;
-  if (st->seq == q->seen) return 0;
-  q->seen = st->seq;
-  const mpb_xphase *p = &q->ph[q->phase];
-  size_t es = q->es, len;
-  for (int i = 0; i < p->nrecv; i = msg_end(p->recv, p->nrecv, i, es, &len))
-    if (!q->done[i] && mpb_coll_tagged_find(st, &q->x, p->recv[i].peer, p->recv[i].tag, 0))
-      return 1;
-  return 0;
+  return q->nready > 0 || (st->seq != q->seen && look(st, q));
 }
 
 static void run_to_end(lua_State *L, mpb_xreq *q) {
-  while (!progress(L, q)) mpb_coll_tagged_wait(L, &q->x, arrived, q);
+  while (!progress(L, q)) mpb_coll_tagged_wait(L, &q->x, arrived, q, &q->badseen);
 }
 
 /* While tracing: how many ranks the exchange talks to (a span's peers). */
 static int trace_peers(const mpb_xreq *q) {
   if (!q->x.st->trace || q->local) return 0;
   mpb_xstats s;
-  mpb_xchg_stats(q->ph, q->nphase, q->es, q->x.c->size, &s);
+  mpb_xchg_stats(q->ph, q->nphase, q->es, sizeof(mpb_uhdr), &s);
   return s.peers;
 }
 
@@ -317,14 +301,13 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
   for (int p = 0; p < nphase; p++)
     if (ph[p].nrecv > maxrecv) maxrecv = ph[p].nrecv;
   mpb_comm *c = cidx ? mpb_comm_check(L, st, cidx, fname) : NULL;
-  union { /* the request and room for its done[] (a union may hold it; a struct may not) */
-    mpb_xreq q;
-    unsigned char room[sizeof(mpb_xreq) + STACK_RECV];
-  } onstack;
-  mpb_xreq *q = &onstack.q;
+  int room[STACK_RECV * 3 + STACK_RECV / sizeof(int) + 1]; /* the lists of a request on the stack */
+  mpb_xreq onstack, *q = &onstack;
+  char *lists = (char *)room;
   if (!wait || maxrecv > STACK_RECV) {
-    q = lua_newuserdatauv(L, sizeof *q + (size_t)maxrecv, 4);
+    q = lua_newuserdatauv(L, sizeof *q + XREQ_ROOM(maxrecv), 4);
     memset(q, 0, sizeof *q);
+    lists = (char *)(q + 1);
     q->state = X_USED; /* inert until started */
     luaL_setmetatable(L, XREQ_MT);
     int qidx = lua_gettop(L);
@@ -337,6 +320,9 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
   } else {
     memset(q, 0, sizeof *q);
   }
+  q->ready = (int *)lists;
+  q->bypeer = q->ready + maxrecv;
+  q->done = (unsigned char *)(q->bypeer + 2 * maxrecv);
   q->task = st->task;
   q->naborts = st->naborts;
   q->ph = ph;
@@ -365,19 +351,10 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
 
 /* ------------------------------------------------------------ requests */
 static mpb_xreq *check_req(lua_State *L, const char *fname) {
-  mpb_state *st = mpb_get(L);
   mpb_xreq *q = luaL_testudata(L, 1, XREQ_MT);
   if (!q) mpb_lay_argerror(L, 1, fname, "exchange request expected, got %s", luaL_typename(L, 1));
-  if (!q->local) {
-    mpb_check_abort(L, st);
-    if (q->task != st->task)
-      mpb_lay_argerror(L, 0, fname, "request from an earlier task (task %I, now %I)",
-                       (LUAI_UACINT)q->task, (LUAI_UACINT)st->task);
-    if (q->naborts != st->naborts)
-      mpb_lay_argerror(L, 0, fname, "request from an aborted task (task %I)", (LUAI_UACINT)q->task);
-    mpb_check_task(L, st, fname);
-  }
-  if (q->state == X_USED)
+  if (!q->local) mpb_lay_check_request(L, q->task, q->naborts, q->state == X_USED, fname);
+  else if (q->state == X_USED)
     mpb_lay_argerror(L, 0, fname, "request already completed (its wait or test returned)");
   return q;
 }

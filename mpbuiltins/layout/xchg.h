@@ -17,33 +17,7 @@
 #include "array/array.h"
 #include "coll/coll.h"
 #include "layout/layout_calc.h"
-
-/* A box of a local array: pack dimension j walks array dimension dim[j]
-** from index off[j] (0-based), len[j] elements. The packed order (the order
-** of the elements in a message) is column-major over the pack dimensions,
-** which both sides of a message agree on. */
-typedef struct mpb_xbox {
-  int peer;                          /* comm rank (sends and receives) */
-  int tag;                           /* which message of the peer's (halos: the side) */
-  int nd;
-  int dim[MPB_LAYOUT_MAXDIM];
-  int64_t off[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM];
-  int64_t n;                         /* elements */
-} mpb_xbox;
-
-typedef struct mpb_xphase {
-  int nsend, nrecv, nself;
-  const mpb_xbox *send;              /* against the source array */
-  const mpb_xbox *recv;              /* against the destination array */
-  const mpb_xbox *self;              /* pairs: [2i] in the source, [2i+1] in the destination */
-} mpb_xphase;
-
-/* What a plan reports (its :info()). */
-typedef struct mpb_xstats {
-  int peers, messages;               /* distinct ranks sent to or received from; sends */
-  int64_t send_bytes, recv_bytes, self_bytes;
-  int64_t peak_extra;                /* the most bytes of messages alive at once, at most */
-} mpb_xstats;
+#include "layout/layout_xbox.h"
 
 /* The methods of the exchanges (their plans' :info().method); the trace's
 ** events of a kind (MPB_COLL_TRANSPOSE, _HALO, _NALLGATHER, _NALLTOALL)
@@ -55,12 +29,6 @@ typedef struct mpb_xstats {
 #define MPB_NEIGHBOR_METHOD "one message to each neighbour (point-to-point)"
 const char *mpb_xchg_method(int kind);
 
-/* Sort boxes by peer, then tag: a plan does so with each phase's sends and
-** receives, so that the boxes of one peer travel in one message. */
-void mpb_xchg_sort(mpb_xbox *b, int n);
-
-/* Add up what the phases move (element size es). */
-void mpb_xchg_stats(const mpb_xphase *ph, int nphase, size_t es, int nranks, mpb_xstats *s);
 /* Push a plan's :info() table: method and s's fields (room for nextra more). */
 void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, int nextra);
 

@@ -26,13 +26,13 @@ int64_t mpb_map_param_len(lua_State *L, int idx, const char *what, int64_t j) {
   const double *cx;
   if (lad_tovec(L, idx, &first, &n)) return (int64_t)n;
   if (lad_toconst(L, idx, &cx, &n)) return (int64_t)n;
-  if ((a = mpb_array_test(L, idx)) != NULL) return a->n;
+  if ((a = mpb_array_test(L, idx)) != NULL && !MPB_DTYPE_COMPLEX(a->dtype)) return a->n;
   if (lua_type(L, idx) == LUA_TTABLE) return (int64_t)lua_rawlen(L, idx);
   mpb_state *st = mpb_get(L);
   char name[64];
   param_name(name, sizeof name, what, j);
-  return luaL_error(L, "mp.mapper: [rank 0/%d] %s is a %s (expected a table of numbers, an mp.array or an ad vector)",
-                    st->size, name, luaL_typename(L, idx));
+  return luaL_error(L, "mp.mapper: [rank 0/%d] %s is a %s (expected a table of numbers, a real mp.array or an ad vector)",
+                    st->size, name, a ? mpb_dtype_name(a->dtype) : luaL_typename(L, idx));
 }
 
 /* A vector read again (a finalizer may have run since its length was

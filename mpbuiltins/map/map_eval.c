@@ -123,7 +123,10 @@ static size_t read_outputs(lua_State *L, job *jb, int idx, ad_idx first) {
     }
     return m;
   }
-  if ((a = mpb_array_test(L, idx)) != NULL) m = (size_t)a->n;
+  if ((a = mpb_array_test(L, idx)) != NULL && MPB_DTYPE_COMPLEX(a->dtype))
+    return (size_t)luaL_error(L, "f returned a %s array (expected real numbers)",
+                              mpb_dtype_name(a->dtype));
+  if (a) m = (size_t)a->n;
   else if (lua_type(L, idx) == LUA_TTABLE) m = lua_rawlen(L, idx);
   else
     return (size_t)luaL_error(L, "f returned a %s (expected a table, an mp.array or an ad vector)",

@@ -37,7 +37,9 @@
 **               functions on the sender (when the name cache was built:
 **               wire_names.c): varint length, name;
 **               decodes to the receiving rank's package.loaded[name]
-**   0x0C ARRAY  typed array: u8 dtype (0 f64, 1 f32, 2 i64, 3 i32, 4 u8),
+**   0x0F COMPLEX  an mp.Complex value: two IEEE-754 doubles (real part first)
+**   0x0C ARRAY  typed array: u8 dtype (0 f64, 1 f32, 2 i64, 3 i32, 4 u8,
+**               5 c64, 6 c128: complex elements are their two parts),
 **               u8 ndim (1..8), ndim varint dims, then 0..7 zero bytes so that
 **               the elements start at a multiple of 8 bytes from the start of
 **               the body, then the n * size raw elements, column-major

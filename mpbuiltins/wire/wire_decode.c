@@ -304,6 +304,14 @@ static int decode(Dec *d) {
     case T_CFUNC: return dec_cfunc(d, at);
     case T_MODULE: return dec_module(d, at);
     case T_ARRAY: return dec_array(d, at);
+    case T_COMPLEX: {
+      double z[2];
+      if (left(d) < 16) return truncated(d, "complex value", at);
+      memcpy(z, d->p, 16);
+      d->p += 16;
+      mpb_complex_push(L, z[0], z[1]);
+      return 0;
+    }
     default: return bad(d, "bad tag 0x%02x at byte %zu", t, at);
   }
 }

@@ -405,6 +405,15 @@ static int encode(Enc *e, int idx) {
     case LUA_TUSERDATA: {
       const mpb_array *a = mpb_array_test(L, idx);
       if (a) return enc_array(e, idx, a);
+      double z[2];
+      if (mpb_complex_test(L, idx, &z[0], &z[1])) {
+        char *d = mpb_wbuf_reserve(e->b, 17);
+        if (!d) return oom(e);
+        d[0] = T_COMPLEX;
+        memcpy(d + 1, z, 16);
+        e->b->len += 17;
+        return 0;
+      }
     } /* FALLTHROUGH */
     default: {
       char msg[64];

@@ -29,6 +29,7 @@ enum {
   T_ARRAY = 0x0C,    /* u8 dtype, u8 ndim, ndim varint dims, pad to 8, elements */
   T_UPJOIN = 0x0D,   /* upvalue slot only: varint function id, u8 upvalue index */
   T_MODULE = 0x0E,   /* varint length, name: the table package.loaded[name] */
+  T_COMPLEX = 0x0F,  /* an mp.Complex: 16 bytes, the real and imaginary parts' bits */
   T_SHORTSTR = 0x40, /* 0x40..0x5F: string of length tag - 0x40 (0..31), bytes */
   T_SMALLINT = 0x80  /* 0x80..0xFF: integer tag - 0x80 (0..127) */
 };

@@ -1,5 +1,6 @@
 -- Distributed arrays: a transpose plan (mp.transpose, pack + point-to-point, unpack on
--- arrival) against a C pack + MPI_Alltoall + unpack kernel and a raw MPI_Alltoall of the
+-- arrival) against a C pack + MPI_Alltoall + unpack kernel, the same with MPI_Alltoallv
+-- (balanced blocks, what C writes for any number of ranks) and a raw MPI_Alltoall of the
 -- same bytes; a 2-D periodic width-1 halo exchange (mp.halo) against a hand-written
 -- MPI_Isend/MPI_Irecv halo in C. Interleaved rounds in one job, medians.
 --   mpiexec -n 2 build/distbench scripts/bench/dist.lua [rounds=9] [n=1024] [halo_n=512]
@@ -24,7 +25,7 @@ local function mp_transpose(iters, n1, n2)
   mp.barrier()
   local t = mp.wtime()
   for _ = 1, iters do plan:forward(a, out) end
-  return (mp.wtime() - t) / iters, out:sum(), plan:info()
+  return (mp.wtime() - t) / iters, mp.Array.sum(out), plan:info() -- this rank's block
 end
 
 local function mp_halo(iters, nx, ny, px, py)
@@ -53,6 +54,7 @@ end
 local sums = {}
 local cases = {
   {"c_tr", function() local t, s = mp.exec(bench.transpose, ITERS, n, n); sums.c = s; return t end},
+  {"c_trv", function() local t, s = mp.exec(bench.transposev, ITERS, n, n); sums.cv = s; return t end},
   {"mp_tr", function() local t, s = mp.exec(mp_transpose, ITERS, n, n); sums.mp = s; return t end},
   {"raw_a2a", function() return mp.exec(bench.alltoall, ITERS, n * n * 8 // P) end},
   {"c_halo", function() return mp.exec(bench.halo, HITERS, hn, hn, grid[1], grid[2]) end},
@@ -64,6 +66,7 @@ end
 local med = C.interleave(rounds, cases)
 local _, _, info = mp.exec(mp_transpose, 1, n, n)
 assert(math.abs(sums.c - sums.mp) <= 1e-9 * math.abs(sums.c), "the transposes disagree")
+assert(math.abs(sums.cv - sums.mp) <= 1e-9 * math.abs(sums.c), "the Alltoallv transpose disagrees")
 print(string.format("ranks %d, %d rounds (medians); transpose %dx%d f64 (%.2f MiB per rank), "
                     .. "halo %dx%d per rank on a %dx%d periodic grid", P, rounds, n, n,
                     n * n * 8 / P / 2 ^ 20, hn, hn, grid[1], grid[2]))
@@ -71,6 +74,8 @@ print(string.format("transpose: mp %.3f ms  C pack+Alltoall+unpack %.3f ms  raw 
                     .. "  ratio C/mp %.2f (floor 0.9, goal 1.0)  raw/mp %.2f",
                     med.mp_tr * 1e3, med.c_tr * 1e3, med.raw_a2a * 1e3, med.c_tr / med.mp_tr,
                     med.raw_a2a / med.mp_tr))
+print(string.format("  C pack+Alltoallv+unpack %.3f ms  ratio C(v)/mp %.2f (floor 0.9)",
+                    med.c_trv * 1e3, med.c_trv / med.mp_tr))
 print(string.format("  plan on rank 0: %d peers, %d messages, %d bytes sent, %d kept, peak extra %d",
                     info.peers, info.messages, info.send_bytes, info.self_bytes, info.peak_extra))
 print(string.format("halo: mp %.1f us  C Isend/Irecv %.1f us  ratio C/mp %.2f (floor 0.8, goal 0.95)",

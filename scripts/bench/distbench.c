@@ -143,9 +143,93 @@ static int halo(lua_State *L) {
   return 1;
 }
 
+/* bench.transposev(iters, n1, n2): bench.transpose with MPI_Alltoallv and
+** balanced blocks (any number of ranks: block p of n over P is
+** [n*p/P, n*(p+1)/P)), what a C code writes for layouts that do not divide.
+** Returns seconds per transpose and the checksum of rank 0's result. */
+static int transposev(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int n1 = (int)luaL_checkinteger(L, 2), n2 = (int)luaL_checkinteger(L, 3);
+  MPI_Comm c = mplua_comm(L);
+  int P, r;
+  MPI_Comm_size(c, &P);
+  MPI_Comm_rank(c, &r);
+#define LO(n, p) ((int)((int64_t)(n) * (p) / P))
+  int m2 = LO(n2, r + 1) - LO(n2, r), m1 = LO(n1, r + 1) - LO(n1, r);
+  size_t ns = (size_t)n1 * (size_t)m2, nr = (size_t)m1 * (size_t)n2;
+  double *src = malloc(ns * sizeof *src + 8), *dst = malloc(nr * sizeof *dst + 8);
+  double *sb = malloc(ns * sizeof *sb + 8), *rb = malloc(nr * sizeof *rb + 8);
+  int *sc = malloc(4 * (size_t)P * sizeof *sc), *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+  for (int q = 0, o = 0, u = 0; q < P; q++) {
+    sc[q] = (LO(n1, q + 1) - LO(n1, q)) * m2, sd[q] = o, o += sc[q];
+    rc[q] = m1 * (LO(n2, q + 1) - LO(n2, q)), rd[q] = u, u += rc[q];
+  }
+  for (size_t i = 0; i < ns; i++) src[i] = (double)LO(n2, r) * n1 + (double)i;
+  double t = 0;
+  for (int it = -1; it < iters; it++) {
+    if (it == 0) {
+      MPI_Barrier(c);
+      t = MPI_Wtime();
+    }
+    for (int q = 0; q < P; q++) { /* to q: its rows of my columns */
+      int lo = LO(n1, q), len = LO(n1, q + 1) - lo;
+      double *o = sb + sd[q];
+      for (int j = 0; j < m2; j++)
+        memcpy(o + (size_t)j * (size_t)len, src + (size_t)j * (size_t)n1 + (size_t)lo,
+               (size_t)len * sizeof *o);
+    }
+    MPI_Alltoallv(sb, sc, sd, MPI_DOUBLE, rb, rc, rd, MPI_DOUBLE, c);
+    for (int p = 0; p < P; p++) { /* from p: my rows of its columns */
+      int lo = LO(n2, p), len = LO(n2, p + 1) - lo;
+      const double *in = rb + rd[p];
+      for (int j = 0; j < len; j++)
+        memcpy(dst + ((size_t)lo + (size_t)j) * (size_t)m1, in + (size_t)j * (size_t)m1,
+               (size_t)m1 * sizeof *dst);
+    }
+  }
+#undef LO
+  t = MPI_Wtime() - t;
+  double sum = 0;
+  for (size_t i = 0; i < nr; i++) sum += dst[i];
+  free(src), free(dst), free(sb), free(rb), free(sc);
+  lua_pushnumber(L, t / iters);
+  lua_pushnumber(L, sum);
+  return 2;
+}
+
+/* bench.write_at_all(path, bytes): every rank writes its `bytes` (contiguous,
+** at rank * bytes) with MPI_File_write_at_all: open, write, close, as a C
+** code saves an array. Returns the seconds (rank 0's). */
+static int write_at_all(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  size_t bytes = (size_t)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  int r;
+  MPI_Comm_rank(c, &r);
+  char *buf = malloc(bytes ? bytes : 1);
+  memset(buf, r + 1, bytes);
+  MPI_File fh;
+  MPI_Status st;
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  int rc = MPI_File_open(c, path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_File_write_at_all_c(fh, (MPI_Offset)r * (MPI_Offset)bytes, buf, (MPI_Count)bytes,
+                                 MPI_BYTE, &st);
+    MPI_File_close(&fh);
+  }
+  MPI_Barrier(c);
+  t = MPI_Wtime() - t;
+  free(buf);
+  if (rc != MPI_SUCCESS) return luaL_error(L, "bench.write_at_all: MPI error %d", rc);
+  lua_pushnumber(L, t);
+  return 1;
+}
+
 static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"alltoall", alltoall}, {"transpose", transpose},
-                                   {"halo", halo}, {NULL, NULL}};
+                                   {"transposev", transposev}, {"halo", halo},
+                                   {"write_at_all", write_at_all}, {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
 }

@@ -6,7 +6,13 @@
 file(GLOB MPLUA_BENCH_SRC CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench/*.c)
 foreach(src ${MPLUA_BENCH_SRC})
   get_filename_component(name ${src} NAME_WE)
+  if(name STREQUAL "fftbench" AND NOT MPLUA_HAVE_FFTW)
+    continue() # the FFT benchmark's C side is FFTW itself
+  endif()
   add_executable(${name} ${src})
+  if(name STREQUAL "fftbench")
+    target_link_libraries(${name} PRIVATE PkgConfig::FFTW)
+  endif()
   if(name MATCHES "^ad_")
     target_link_libraries(${name} PRIVATE mplua_ad)
   elseif(name STREQUAL "arraybench")

@@ -5,6 +5,7 @@
 #   P/LIBDIR/libmplua.so.0*, libmplua.so, libmplua.a
 #   P/include/mplua/mplua.h              the one public header
 #   P/LIBDIR/lua/5.4/{mp,ad}.so          links to libmplua.so.0: modules for stock lua5.4
+#   P/LIBDIR/lua/5.4/mplua/fftw.so       mp.fft's FFTW plug-in (when FFTW was found)
 #   P/share/lua/5.4/mplua/*.lua          the Lua library: require "mplua.hmc"
 #   P/LIBDIR/pkgconfig/mplua.pc          P/LIBDIR/cmake/mplua/ (find_package(mplua))
 #   P/share/man/man1/mplua.1, man3/mplua.3
@@ -29,6 +30,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lib/lua/5.4/mp.so ${CMAKE_CURRENT_BINA
   DESTINATION ${MPLUA_INSTALL_CMODDIR} COMPONENT lua)
 file(GLOB MPLUA_LUA_LIB CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/lib/*.lua)
 install(FILES ${MPLUA_LUA_LIB} DESTINATION ${MPLUA_INSTALL_LUADIR}/mplua COMPONENT lua)
+if(MPLUA_HAVE_FFTW) # the plug-in beside mp.so, found through package.cpath (interp/libdir.c)
+  install(TARGETS mplua_fftw LIBRARY DESTINATION ${MPLUA_INSTALL_CMODDIR}/mplua COMPONENT lua)
+endif()
 
 install(TARGETS mplua RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bin)
 set_target_properties(mplua PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")

@@ -252,7 +252,7 @@ fails("bad argument #2 to 'mp.Array.add_' (shape 3x4 does not broadcast to 3x1)"
 fails("bad argument #3 to 'mp.Array.mul' (out has shape 2x2, the result 3x4)", mp.Array.mul, mp.array("f64", 3, 4), 2, mp.array("f64", 2, 2))
 fails("bad argument #3 to 'mp.Array.mul' (the result is f64, out is i32)", mp.Array.mul, mp.array("f64", 3), 2, mp.array("i32", 3))
 fails("bad argument #1 to 'mp.Array.add' (mp.Array expected, got two numbers)", mp.Array.add, 1, 2)
-fails("bad argument #2 to 'mp.Array.add' (mp.Array or number expected, got string)", mp.Array.add, mp.array("f64", 1), "1")
+fails("bad argument #2 to 'mp.Array.add' (mp.Array, number or mp.Complex expected, got string)", mp.Array.add, mp.array("f64", 1), "1")
 fails("bad argument #1 to 'mp.Array.sqrt' (mp.Array expected, got number)", mp.Array.sqrt, 4)
 fails("bad argument #1 to 'mp.Array.add_' (mp.Array expected, got number)", mp.Array.add_, 1, mp.array("f64", 1))
 fails("the result is f64, the array is i32", function() mp.array("i32", 2):mul_(0.5) end)

@@ -127,6 +127,14 @@ mp.exec(function()
   local back1, back2 = plan:back(b1), plan2:back(b2)
   for i = 1, #a do if back1[i] ~= a[i] or back2[i] ~= a[i] then bad = bad + 1 end end
 
+  -- a plan's memory is for the peers it exchanges with, not for every rank
+  local same = mp.transpose(pol, pol):info()
+  local ata = plan:info()
+  assert(same.peers == 0 and same.plan_bytes and ata.plan_bytes)
+  local box = P > 1 and (ata.plan_bytes - same.plan_bytes) / (4 * ata.peers) or 0
+  assert(P == 1 or (box > 0 and box == math.floor(box)), "one box per peer and direction")
+  assert(same.plan_bytes < 2048, "a plan that keeps its block holds no box for the others")
+
   -- errors name the function, the argument and the rank
   local function err(pat, f, ...)
     local ok, e = pcall(f, ...)

@@ -1,7 +1,8 @@
 -- ranks: 1 2 3 4 5 8 20  quick: 1 2
 -- The transport harness, reductions: reduce (every root), allreduce and
 -- scan with every named op and with Lua functions, and handin, on numbers,
--- booleans, tables with keyed fields and typed arrays of every dtype, at
+-- booleans, complex values, tables with keyed fields and typed arrays of every
+-- dtype (complex ones with sum and prod), at
 -- sizes on both sides of the fast paths' thresholds (recursive doubling,
 -- Rabenseifner from 64 KiB). Values are chosen so that the result is exact
 -- in any order; each rank computes the reference from every rank's value
@@ -17,13 +18,15 @@ local function plan(seed)
   local r = X.rng(seed)
   local cases = {}
   local ops = {"sum", "prod", "min", "max", "land", "lor", "band", "bor"}
-  local kinds = {"int", "float", "bool", "table"}
+  local kinds = {"int", "float", "bool", "table", "complex"}
   for _, d in ipairs(X.DTYPES) do kinds[#kinds + 1] = "array:" .. d end
   for _, op in ipairs(ops) do
     for _, kind in ipairs(kinds) do
       local float = kind == "float" or kind == "array:f64" or kind == "array:f32"
+      local cplx = kind == "complex" or kind == "array:c64" or kind == "array:c128"
       local ok = not ((op == "band" or op == "bor") and (float or kind == "bool" or kind == "table"))
              and not (kind == "bool" and op ~= "land" and op ~= "lor")
+             and not (cplx and op ~= "sum" and op ~= "prod")
       if ok then
         for _, bytes in ipairs(kind:find("^array") and {8, 4096, 4104, 65536, 65544, maxbytes} or {0}) do
           if bytes <= maxbytes then
@@ -82,14 +85,20 @@ local function run(batch)
     if c.kind == "bool" then return g(2) == 0 end
     if c.kind == "int" then return elem(c, "i64", g)() end
     if c.kind == "float" then return elem(c, nil, g)() + 0.0 end
+    local function cnum() -- exact under sum and prod in any order: small parts, or 1 and 1+i
+      if c.op == "prod" then return g(2) == 0 and mp.complex(1, 0) or mp.complex(1, 1) end
+      return mp.complex(g(201) - 100, g(201) - 100)
+    end
+    if c.kind == "complex" then return cnum() end
     if c.kind == "table" then
       local num = elem(c, nil, g)
       return {num(), x = num(), y = {z = num(), [2] = num()}}
     end
     local d = c.kind:sub(7)
-    local m = c.bytes // ({f64 = 8, f32 = 4, i64 = 8, i32 = 4, u8 = 1})[d]
-    local a, num = mp.array(d, m), elem(c, d, g)
-    for i = 1, m do a[i] = num() end
+    local m = c.bytes // X.ESIZE[d]
+    local a = mp.array(d, m)
+    local num = not d:find("^c") and elem(c, d, g)
+    for i = 1, m do a[i] = num and num() or cnum() end
     return a
   end
   local function combine(c, a, b)
@@ -104,7 +113,7 @@ local function run(batch)
       return {combine(c, a[1], b[1]), x = combine(c, a.x, b.x),
               y = {z = combine(c, a.y.z, b.y.z), [2] = combine(c, a.y[2], b.y[2])}}
     end
-    if type(a) == "userdata" then
+    if type(a) == "userdata" and a.dtype then
       local f, o = scalar_op(c.op, a.dtype), a:copy()
       for i = 1, #a do o[i] = f(a[i], b[i]) end
       return o
@@ -129,6 +138,18 @@ local function run(batch)
     for r = 1, upto do acc = combine(c, acc, r == me and mine or value(c, r)) end
     return acc
   end
+  -- complex results: +0 for -0 (the sign of a zero part depends on the order of the products)
+  local function zeros(v)
+    local function z(x) return mp.complex(x.re + 0.0, x.im + 0.0) end
+    if type(v) ~= "userdata" then return v end
+    if v.dtype == nil then return z(v) end
+    if not v.dtype:find("^c") then return v end
+    local o = v:copy()
+    for i = 1, #o do o[i] = z(o[i]) end
+    return o
+  end
+  local check = X.check
+  X = setmetatable({check = function(a, b, what) check(zeros(a), zeros(b), what) end}, {__index = X})
   for _, c in ipairs(batch) do
     local what = ("%s '%s' of %s, %d bytes, root %d, case seed %d"):format(c.fn, c.op, c.kind,
                                                                            c.bytes, c.root, c.seed)

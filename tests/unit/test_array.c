@@ -36,8 +36,8 @@ static void expect_error(const char *code, const char *msg) {
 }
 
 Test(array, dtypes) {
-  const char *names[] = {"f64", "f32", "i64", "i32", "u8"};
-  const size_t sizes[] = {8, 4, 8, 4, 1};
+  const char *names[] = {"f64", "f32", "i64", "i32", "u8", "c64", "c128"};
+  const size_t sizes[] = {8, 4, 8, 4, 1, 8, 16};
   for (int d = 0; d < MPB_NDTYPE; d++) {
     cr_assert_str_eq(mpb_dtype_name(d), names[d]);
     cr_assert_eq(mpb_dtype_size(d), sizes[d]);
@@ -176,7 +176,8 @@ Test(array, messages) {
                "bad argument #3 to 'newindex' (cannot store 1.5 in an i32 array (not an integer))");
   expect_error("mp.array('u8', 1):fill(256)", "cannot store 256 in a u8 array (out of range 0..255)");
   expect_error("mp.array('x', 1)",
-               "bad argument #1 to 'array' (invalid dtype 'x' (expected f64, f32, i64, i32 or u8))");
+               "bad argument #1 to 'array' (invalid dtype 'x' (expected f64, f32, i64, i32, u8, c64 or "
+               "c128))");
   expect_error("mp.array('f64')", "bad argument #2 to 'array' (dimensions, table or array expected)");
   expect_error("mp.array('f64', {{1}, {2, 3}})", "at [2]: ragged nested table (length 2, expected 1)");
   expect_error("mp.array('f64', 3):reshape(2, 2)", "new shape has 4 elements, array has 3");

@@ -215,12 +215,12 @@ Test(kern, casts) {
 Test(kern, reductions_pairwise) {
   static double x[1000];
   for (int i = 0; i < 1000; i++) x[i] = 0.1;
-  mpb_racc r = {0, 0, 0, 0, 0};
+  mpb_racc r = {0, 0, 0, 0, 0, 0};
   char *p[1] = {(char *)x};
   int64_t st[1] = {1};
   mpb_kern_reduce(MPB_R_SUM, MPB_F64)(&r, p, st, 1000);
   cr_assert(fabs(r.d - 100.0) < 1e-13, "%.17g", r.d);
-  mpb_racc m = {0, 0, 0, 0, 0};
+  mpb_racc m = {0, 0, 0, 0, 0, 0};
   x[500] = NAN;
   mpb_kern_reduce(MPB_R_MAX, MPB_F64)(&m, p, st, 1000);
   cr_assert(m.nan);

@@ -406,6 +406,21 @@ Test(grid, weighted_by_extents) {
   cr_assert(d4[0] <= 3 && d4[0] * d4[1] == 12);
 }
 
+/* An even split of a zero extent: any axis divides it (every block empty). */
+Test(grid, even_zero_extent) {
+  int dims[2] = {0, 0};
+  int64_t ext[2] = {0, 4};
+  cr_assert_eq(mpb_grid_factor_even(4, 2, ext, dims), 0);
+  cr_assert_eq(dims[0] * dims[1], 4);
+  cr_assert_eq(4 % dims[1], 0);
+  int one[1] = {0};
+  int64_t zero[1] = {0};
+  cr_assert_eq(mpb_grid_factor_even(6, 1, zero, one), 0);
+  cr_assert_eq(one[0], 6);
+  int64_t neg[1] = {-1};
+  cr_assert_eq(mpb_grid_factor_even(2, 1, neg, one), MPB_LAYOUT_EWEIGHT);
+}
+
 Test(grid, fixed_axes_and_errors) {
   int d[3] = {0, 3, 0};
   cr_assert_eq(mpb_grid_factor(12, 3, NULL, d), 0);

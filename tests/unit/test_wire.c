@@ -110,6 +110,9 @@ static const char *prelude =
     "    if math.type(a) ~= math.type(b) then return false end\n"
     "    return math.type(a) == 'integer' and a == b or bits(a) == bits(b)\n"
     "  end\n"
+    "  if type(a) == 'userdata' and a.dtype == nil then\n" /* mp.Complex */
+    "    return b.dtype == nil and bits(a.re) == bits(b.re) and bits(a.im) == bits(b.im)\n"
+    "  end\n"
     "  if type(a) == 'userdata' then\n"
     "    if a.dtype ~= b.dtype or #a ~= #b then return false end\n"
     "    local da, db = table.pack(a:dims()), table.pack(b:dims())\n"
@@ -332,6 +335,45 @@ Test(wire, arrays) {
         "assert(t[1] == t[2][1] and #t[3] == 4096 and #t[4] == 4095 and t[5] == 'end')\n"
         "local s = mp.array('f64', 10, 10):slice(3, 4); s[1] = 9\n"
         "assert(same(rt(s), s) and rt(s):dims() == 10)\n");
+}
+
+/* Complex values and c64/c128 arrays: every bit of both parts, in place
+** when large, and complex values anywhere a value goes. */
+Test(wire, complex) {
+  check("local C = mp.complex\n"
+        "local z = C(0/0, -0.0)\n"
+        "local w = rt(z); assert(same(z, w) and getmetatable(w) == getmetatable(z))\n"
+        "local v = table.pack(rt(C(1, 2), {k = C(-1/0, 2^-1074), [3] = C(0, 0)}, C(1e308, -1e-308)))\n"
+        "assert(v[1] == C(1, 2) and v[2].k == C(-1/0, 2^-1074) and v[2][3] == C(0, 0))\n"
+        "assert(v[3] == C(1e308, -1e-308))\n"
+        "for _, dt in ipairs{'c64', 'c128'} do\n"
+        "  for _, n in ipairs{0, 1, 255, 256, 257, 4096} do\n"
+        "    local a = mp.array(dt, n, 2)\n"
+        "    for i = 1, #a do a[i] = C(i * 0.5, -i) end\n"
+        "    if #a > 0 then a[#a] = C(0/0, 1/0) end\n"
+        "    local b = rt(a)\n"
+        "    assert(b.dtype == dt and same(a, b), dt .. ' ' .. n)\n"
+        "  end\n"
+        "end\n"
+        "local a = mp.array('c128', 3):fill({1, 2})\n"
+        "local t = rt({a, a, C(5, 6)}); assert(t[1] == t[2] and t[1][3] == C(1, 2) and t[3] == C(5, 6))\n");
+  /* every truncation of a message holding a complex value and a c128 array is refused */
+  lua_State *L = newstate();
+  run(L, "return mp.complex(1, 2), mp.array('c128', 2):fill({3, 4})");
+  char err[128];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  cr_assert_eq(mpb_wire_encode(L, -3, 2, b, -1, err, sizeof err), 0, "%s", err);
+  size_t len = b->len + b->extlen;
+  char *flat = malloc(len);
+  mpb_wbuf_flatten(b, flat);
+  for (size_t k = 0; k < len; k++) {
+    int top = lua_gettop(L);
+    cr_assert_lt(mpb_wire_decode(L, flat, k, 0, err, sizeof err), 0, "a prefix of %zu bytes decoded", k);
+    cr_assert_eq(lua_gettop(L), top);
+  }
+  cr_assert_eq(mpb_wire_decode(L, flat, len, 0, err, sizeof err), 2, "%s", err);
+  free(flat);
+  lua_close(L);
 }
 
 static void enc_arrays(lua_State *L, const char *code, mpb_wbuf **bp, int *nseg) {

@@ -226,7 +226,7 @@ Test(wire_fuzz, malformed) {
   BAD("\x01\x01\x0b\x07" "nothere", "unknown C function 'nothere'");
   BAD("\x01\x01\x0b\x0b" "string.nope", "unknown C function");
   BAD("\x01\x01\x0b\x03" "_G.", "unknown C function");
-  BAD("\x01\x01\x0c\x05\x01\x00", "bad array header");
+  BAD("\x01\x01\x0c\x07\x01\x00", "bad array header"); /* dtypes 0..6 */
   BAD("\x01\x01\x0c\x00\x00", "bad array header");
   BAD("\x01\x01\x0c\x00\x09", "bad array header");
   BAD("\x01\x01\x0c\x00\x01\x02" "\x00\x00\x00\x00\x00\x00\x00\x00", "truncated array");

@@ -38,8 +38,9 @@ function X.rng(seed)
 end
 
 -- ------------------------------------------------------------- the kinds
-X.DTYPES = {"f64", "f32", "i64", "i32", "u8"}
-local ESIZE = {f64 = 8, f32 = 4, i64 = 8, i32 = 4, u8 = 1}
+X.DTYPES = {"f64", "f32", "i64", "i32", "u8", "c64", "c128"}
+X.ESIZE = {f64 = 8, f32 = 4, i64 = 8, i32 = 4, u8 = 1, c64 = 8, c128 = 16}
+local ESIZE = X.ESIZE
 
 -- Thresholds of the transport, each with its neighbours: inline short
 -- strings (31), decoded in place (4096 bytes), arrays in place (4096),
@@ -67,6 +68,12 @@ local function rfloat(r)
   return (string.unpack("<d", string.pack("<i8", r()))) -- any bits: NaN payloads too
 end
 
+-- A complex value: any bits in both parts (c64: values an f32 holds).
+local function rcomplex(r, single)
+  if single then return mp.complex((r(1 << 24) - (1 << 23)) / 1024, (r(1 << 24) - (1 << 23)) / 8) end
+  return mp.complex(rfloat(r), rfloat(r))
+end
+
 local function rint(r)
   local special = {0, -1, 1, 127, 128, math.maxinteger, math.mininteger}
   if r(2) == 0 then return special[r(#special) + 1] end
@@ -86,9 +93,11 @@ function X.array(dtype, bytes, seed)
   local n = bytes // ESIZE[dtype]
   local a = mp.array(dtype, n)
   local r = X.rng(seed)
-  local int = dtype ~= "f64" and dtype ~= "f32"
+  local cplx = dtype == "c64" or dtype == "c128"
+  local int = dtype ~= "f64" and dtype ~= "f32" and not cplx
   local lim = dtype == "u8" and 256 or dtype == "i32" and 1 << 31 or nil
   local function val()
+    if cplx then return rcomplex(r, dtype == "c64") end
     if int then
       local v = r()
       if lim then v = v % lim - (dtype == "i32" and lim // 2 or 0) end
@@ -133,13 +142,15 @@ X.KINDS = {
   bool = function(_, seed) return X.rng(seed)(2) == 0 end,
   int = function(_, seed) return rint(X.rng(seed)) end,
   float = function(_, seed) return rfloat(X.rng(seed)) end,
+  complex = function(_, seed) return rcomplex(X.rng(seed)) end,
   str = function(size, seed) return rstring(X.rng(seed), size) end,
   table = function(size, seed) return X.table(size, seed) end,
   func = function(_, seed) return make_func(seed) end,
   mixed = function(size, seed) -- parts and inline bytes interleaved
     local r = X.rng(seed)
     return {X.table(r(20), seed + 1), rstring(r, size), X.array("f64", size, seed + 2),
-            scalar(r), X.array("u8", size // 3, seed + 3), rstring(r, size // 2 + 70000)}
+            scalar(r), X.array("u8", size // 3, seed + 3), rstring(r, size // 2 + 70000),
+            X.array("c128", size // 2, seed + 4), rcomplex(r)}
   end,
 }
 for _, d in ipairs(X.DTYPES) do
@@ -193,6 +204,13 @@ local function same(a, b, path, seen)
     if x1 ~= x2 or y1 ~= y2 then error(path .. ": the function computes something else", 0) end
     return
   end
+  local function cbits(z) return z and fbits(z.re) .. fbits(z.im) end
+  if ta == "userdata" and a.dtype == nil then -- an mp.Complex
+    if b.dtype ~= nil or cbits(a) ~= cbits(b) then
+      error(("%s: %s received, %s sent"):format(path, tostring(b), tostring(a)), 0)
+    end
+    return
+  end
   if ta == "userdata" then
     if a.dtype ~= b.dtype or #a ~= #b then
       error(("%s: %s array of %d received, %s of %d sent"):format(path, tostring(b.dtype), #b,
@@ -201,8 +219,10 @@ local function same(a, b, path, seen)
     local da, db = table.pack(a:dims()), table.pack(b:dims())
     for i = 1, math.max(da.n, db.n) do if da[i] ~= db[i] then error(path .. ": array shape differs", 0) end end
     local float = a.dtype == "f64" or a.dtype == "f32"
+    local cplx = a.dtype == "c64" or a.dtype == "c128"
     for i = 1, #a do
       local x, y = a[i], b[i]
+      if cplx then x, y = cbits(x), cbits(y) end
       if x ~= y and not (float and x ~= x and y ~= y) or float and x == 0 and fbits(x) ~= fbits(y) then
         error(("%s: element %d is %s, %s was sent"):format(path, i, tostring(y), tostring(x)), 0)
       end
