@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Block arena: see ad_arena.h. */
 #include <stdlib.h>
 #include "ad_arena.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A block arena for the tape's side data (constant vectors copied in, node
 ** descriptors). Blocks are never moved, so pointers into them stay valid

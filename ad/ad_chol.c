@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The Cholesky factor and triangular solves as custom nodes (ad_mat.h):
 ** values by column-oriented loops (contiguous inner loops on column-major
 ** storage), adjoints by the reverse of the unblocked algorithm (Murray

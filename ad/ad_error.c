@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names and messages of the core's error codes (generated from AD_ERRNO_MAP). */
 #include "ad_error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Error codes of the autodiff core, libuv style: one X-macro list yields the
 ** negative codes, their names and their messages. Every fallible core

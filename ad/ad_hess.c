@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Forward-over-reverse Hessian-vector products. See ad_hess.h. */
 #include <stdlib.h>
 #include <string.h>

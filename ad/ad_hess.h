@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Second order over a recorded tape, by forward-over-reverse: one forward
 ** pass carries K tangent directions, each node's partials get their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Matrix-vector and matrix-matrix products, the log-determinant, the
 ** multi-normal density on a Cholesky factor and adding to a diagonal. See
 ** ad_mat.h; the Cholesky factor and triangular solves are in ad_chol.c. */

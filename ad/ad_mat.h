@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Dense matrix operations with adjoints. A matrix is an ad_arg of rows*cols
 ** elements in column-major order (vars or constants; constants are borrowed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scalar operations, their exact partials, and recording. See ad_scalar.h. */
 #include <math.h>
 #include "ad_scalar.h"

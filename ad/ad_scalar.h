@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Scalar operations: their values, exact first partials (stored on the tape)
 ** and second partials (used by the Hessian passes), and recording them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tape: storage growth, leaf vars, regions, first-order sweeps and the
 ** gradient / Jacobian drivers built on them. See ad_tape.h. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The tape. Vars live in arrays indexed by ad_idx: values and adjoints (two
 ** contiguous arrays), and, parallel to them, one slot per var and one op code

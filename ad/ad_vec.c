@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vectorized operations (one node per call). See ad_vec.h. */
 #include <math.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Vectorized operations: each call records ONE node whose partials are all
 ** computed at record time (one entry per (output, input) pair that is not

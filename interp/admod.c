@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The `ad` module as any Lua loads it (lib/lua/5.4/ad.so): autodiff only,
 ** no MPI and no runtime started. In a state made by mplua_open, or once mp

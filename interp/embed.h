@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the library's files of interp/ (mplua.c, module.c, serve.c,
 ** libdir.c, harray.c: the embedding API) share among themselves. Not

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The front end: `mplua -n N [options] [script [args]]`.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The front end's files (front.c: the job and the connection; front_tty.c:
 ** the terminal) share this. Not part of the embedding API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What both ends of the front end's connection use (front_proto.h): whole
 ** reads and writes on a descriptor, and the frames' 5-byte header.

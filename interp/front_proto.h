@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The front end's protocol: what `mplua -n N` (front.c) and rank 0 (link.c)
 ** say to each other over the one TCP connection rank 0 opens to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The front end's terminal: output above the prompt, the progress line at
 ** the bottom, readline (in its callback mode, driven by front.c's poll loop)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A host's memory as mp.Array views (mplua.h: mplua_array). The view's
 ** owner, kept alive as its user value, is a light userdata: nothing in Lua

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the files of the mplua program share among themselves (main.c, the
 ** prompt in repl.c, rank 0's end of the front end in link.c, the front end

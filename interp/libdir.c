@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Where the Lua library (the files of lib/: mplua.optim, mplua.hmc, ...) is: found from where
 ** this code was loaded, never from a path baked in at build time, so an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Rank 0's end of the front end (front.c; the protocol is in front_proto.h).
 **

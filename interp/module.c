@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The `mp` module as any Lua loads it. In a state made by mplua_open the
 ** runtime already runs and luaopen_mp only opens the table. In a stock

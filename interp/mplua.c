@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The embedding API (mplua.h): what main.c, or any C host, uses to run an
 ** mplua rank. Everything below it (mp, ad) knows nothing of prompts.

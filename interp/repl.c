@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mplua_repl: rank 0's interactive prompt.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mplua_serve: the prompt as one step of a host's own loop (mplua.h).
 **

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- optim: gradient-based minimizers over fg(x) -> f, g (pure Lua).
 --
 --   local optim = require "mplua.optim"

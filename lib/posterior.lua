@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- posterior: convergence diagnostics of several chains, as the R package
 -- posterior (1.x) and ArviZ compute them (Vehtari, Gelman, Simpson,
 -- Carpenter, Buerkner 2021, "Rank-normalization, folding, and localization:

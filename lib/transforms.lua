@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- transforms: Stan's constraint transforms (pure Lua over ad).
 --
 --   local T = require "mplua.transforms"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The `mp` module: mpb_open_mp walks the openers of the wings, bottom up, as
 ** linit.c walks the standard libraries. Each opener adds its functions to

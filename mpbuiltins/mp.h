@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The builtin modules, as a host opens them: start the runtime for a state
 ** (chan/chan.h: mpb_start), then open "mp" (mpb_open_mp, a lua_CFunction

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Configure and build into a directory (default build/). Extra arguments go to cmake.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The house's rules, checked over the sources (DESIGN.md section 2):
 #   ad/ < mpbuiltins/ < interp/; nothing under ad/ includes a Lua or MPI header;
 #   inside mpbuiltins/: array < wire, adlib < chan < p2p < coll < layout < tasks, fftw (the FFTW

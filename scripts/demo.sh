@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fresh Debian 12 machine: install, build, run the demo on 4 ranks.
 #   scripts/demo.sh           set up, build, run
 #   scripts/demo.sh MPLUA     run with that mplua only (the tests do)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The libFuzzer target of the message framing and the decoder
 # (tests/fuzz/fuzz_message.c), built with clang + ASan + UBSan into
 # build-fuzz/ (cmake -DMPLUA_BUILD_FUZZER=ON) and run for a bounded time

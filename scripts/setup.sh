@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install what mplua needs on Debian 12 (only what is missing), as root or via sudo.
 #   scripts/setup.sh demo     build and run: compiler, CMake, Lua, MPICH, readline
 #   scripts/setup.sh [test]   that, and what the tests need (the default)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fresh Debian 12 machine: install what the tests need, build (warnings are
 # errors), run every test (the quick, full and soak tiers; tests/README.md);
 # fuzz the message decoder for a minute while the sanitized build compiles;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Soak the transport: the xfer harness (tests/lua/xfer_*.lua) over and over,
 # each run with a fresh random seed, a random rank count and both send paths,
 # until a run fails (its command line, seed included, is printed so it can be

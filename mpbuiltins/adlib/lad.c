@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The ad module: its state, var handles and their metamethods, var/vars/
 ** value, the C API of lad.h, and lad_open (which the host exports as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The `ad` Lua module, and the small C API the map code (mpbuiltins/map*.c)
 ** uses to stitch workers' Jacobians into rank 0's tape.

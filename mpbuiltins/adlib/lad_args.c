@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Converting Lua values to the core's ad_arg, and keeping borrowed constant
 ** vectors alive for as long as the tape may read them. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** ad.Const: a constant vector (or matrix) of doubles with the interface of a
 ** vector var. ad functions return one when no argument is a var, so the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ad's log densities and cdfs: summed over elements (ad.normal_lpdf, one
 ** scalar), per element (ad.each.normal_lpdf, one value per element), and
 ** log_mix. One tape node per call; counts are checked to be counts. */

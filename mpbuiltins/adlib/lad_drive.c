@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** ad.grad, ad.jacobian, ad.hessian, ad.jvp, ad.vjp, ad.hvp, ad.check_grad.
 ** Each records the user's function once inside a nested region, guarded by a

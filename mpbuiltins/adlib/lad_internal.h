@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the ad binding files (lad*.c) only. */
 #ifndef LAD_INTERNAL_H
 #define LAD_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** ad's matrix functions over ad/ad_mat.h: matvec, matmul, cholesky_decompose,
 ** mdivide_left_tri_low (trisolve), log_determinant,

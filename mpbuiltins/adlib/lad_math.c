@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ad's math: elementwise functions (numbers, vars, vectors, matrices) and
 ** reductions, each one tape node per call. Densities are in lad_dist.c,
 ** matrix functions in lad_mat.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array.c: the C side of typed arrays (array.h): dtypes, shapes, storage and
 ** the element conversion rules. The Lua methods live in array_lib.c.

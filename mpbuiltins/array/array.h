@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Typed n-dimensional arrays ("mp.Array" userdata): the one numeric bulk type
 ** shared by messages, collectives and the ad binding. No MPI here.

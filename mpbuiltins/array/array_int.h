@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the Lua-facing files of the array module share (not for the rest of
 ** mpbuiltins/, which uses array.h): making views, argument errors named

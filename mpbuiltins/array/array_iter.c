@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_iter.c: the loop nest over strided arrays (array_iter.h). The run
 ** functions do the work; this file only finds the runs, as cheaply as it can

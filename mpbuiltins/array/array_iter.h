@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Walking strided n-dimensional arrays in C (array_iter.c): the one loop nest
 ** behind element-wise math, copies, reductions and packing. No Lua calls, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_kern.c: element-wise kernels (binary ops, unary functions, casts) as
 ** run functions for the strided walker, one tight loop per (op, dtype) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Element kernels of array math (array_kern.c: element-wise and casts;
 ** array_kred.c: reductions and linear combinations): typed C loops run by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_kred.c: reduction and linear-combination kernels (array_kern.h).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_lib.c: the Lua face of typed arrays: mp.array, mp.array_like, the
 ** "mp.Array" metatable, element access and the basic methods (README: "Typed

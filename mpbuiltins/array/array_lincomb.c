@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_lincomb.c: fused linear combinations, BLAS's axpy family (README:
 ** "Linear combinations"). One pass over the data whatever the number of

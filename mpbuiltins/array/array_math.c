@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_math.c: element-wise math on arrays and scalars, in C loops (README:
 ** "Array math"). Every operation has three forms:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Element-wise reduction kernels for the collectives' named ops: out = a op b
 ** on contiguous elements. sum, prod, min, max, band and bor are array math's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Element-wise reduction kernels on raw typed-array elements (array_ops.c):
 ** the C loops of the collectives' named ops. No Lua, no MPI.

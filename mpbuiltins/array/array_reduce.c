@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_reduce.c: reductions of arrays in C loops (README: "Reductions").
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** array_view.c: views over index ranges and copies between them (README:
 ** "Views"). A view shares its owner's memory and keeps it alive (its user

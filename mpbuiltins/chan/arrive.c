@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Receiving. mpb_poll probes the control and user communicators with
 ** nonblocking matched probes and receives what it finds:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** chan/: the runtime's channel layer (DESIGN.md sections 3, 4 and 6). The
 ** per-state runtime (one per lua_State, so one per rank), the one wait, the

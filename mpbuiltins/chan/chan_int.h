@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the files of chan/ share and nothing above them sees: the record of
 ** a send in flight, and the framing of messages sent in parts.

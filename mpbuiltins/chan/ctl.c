@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The control channel: commands and the abort protocol travel on a
 ** communicator of their own (never with user data). What a kind of control

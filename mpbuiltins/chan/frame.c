@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Writing and checking the header of a message sent in parts (frame.h).
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The framing of a message sent in parts, on both sides (plain C, no MPI
 ** calls, no Lua: the fuzz target links it alone). A header message is

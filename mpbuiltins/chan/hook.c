@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Keeping long pure-Lua computations interruptible (DESIGN.md sections 4
 ** and 11), and Ctrl-C.

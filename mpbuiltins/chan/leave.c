@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Leaving a job that spans hosts. MPI_Finalize is the way out, except where
 ** it is known to hang: MPICH before 4.2 with UCX first closes every UCX

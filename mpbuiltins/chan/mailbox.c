@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The mailbox: received user messages, queued per channel and per sender in
 ** arrival order (MPY's rule: recv(from) takes the oldest message from

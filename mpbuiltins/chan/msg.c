@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Received messages: allocation, queues, the one Lua type that owns a
 ** message ("mp.Msg": an error raised while a message is in use leaks

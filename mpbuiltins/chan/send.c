@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Sending: encoding into the reusable buffer, the framing of a message (a
 ** header, and its large arrays and strings as parts sent in place: see

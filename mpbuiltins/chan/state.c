@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The per-state runtime: its life cycle, the clock, and how MPI failures
 ** become errors.

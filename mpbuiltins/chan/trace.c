@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The trace recorder (chan/trace.h): the ring of events, the stack of open
 ** spans, the strings events name, and the message hooks. Nothing here runs

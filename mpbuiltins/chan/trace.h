@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The trace recorder (DESIGN.md section 9): what each rank records while
 ** tracing is on, in plain C with no Lua on the hot path. Drawing, clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The one wait (DESIGN.md section 4). Every blocking operation on a user
 ** path waits here: it polls both communicators (receiving, progressing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Naps and wake-ups. An idle rank must cost no CPU, on any node, yet start
 ** a task within a millisecond. Waking up every millisecond to probe costs

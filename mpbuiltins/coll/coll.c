@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The collectives' machinery (signatures, sending and taking, raw
 ** exchanges), bcast and barrier; the reductions are in coll_reduce.c and

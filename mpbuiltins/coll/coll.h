@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** coll/: collectives on communicators, built on the p2p machinery (channel
 ** MPB_CH_COLL, filtered by communicator id), never on MPI collectives: an MPI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Allreduce of typed arrays with a named op, in C loops: ranks fold into a
 ** power of two first, then recursive doubling, or for large arrays

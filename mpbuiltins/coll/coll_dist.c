@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Tagged collective messages (coll.h, "tagged messages"): the transport of
 ** layout/ and topo/, two wings of one level that cannot include each other.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Collectives that move data rather than combine it: gather, allgather,
 ** scatter, alltoall. Direct messages, staggered so that no rank is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Combining collectives: reduce, allreduce (typed arrays with a named op
 ** take the C fast path of coll_allred.c), scan, and the combining rules

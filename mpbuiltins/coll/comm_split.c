@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Collectives that make communicators: comm:split(color, key) and
 ** comm:dup(). The new communicator's id is agreed on, not derived: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Cartesian topologies as values (README "Topologies"), seed 004: a process
 ** grid with its naming scheme (coordinates), periodicity, neighbours and

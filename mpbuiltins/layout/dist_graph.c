@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Distributed graph topologies (README "Graph topologies"): each rank names
 ** only whom it sends to, and learns who sends to it (in-neighbour

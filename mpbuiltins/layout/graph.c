@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** General graph topologies as values (README "Graph topologies"), seed 004:
 ** which rank sends to which, with optional weights, made before and without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Halo exchanges (README "Halos"): mp.halo(layout, width [, topo | opts])
 ** makes, once and without communication, the plan that fills the halo of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Layouts as Lua values (README "Layouts"): mp.layout, mp.dims, and the
 ** "mp.Layout" userdata's fields, printing, equality and :with. The queries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the Lua-facing files of layout/ share: the "mp.Layout" userdata (a
 ** layout_calc.h layout and a dtype), argument errors worded like lauxlib's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** layout_box.c: transpose geometry (layout_box.h), interval intersections.
 */

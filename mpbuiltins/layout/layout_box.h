@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Transpose geometry (layout_box.c): which part of its block each rank sends
 ** to each other rank when an array moves from one layout to another. Plain

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** layout_calc.c: layout arithmetic (layout_calc.h). Every answer is a few
 ** integer operations per dimension, so any rank can ask about any other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Layout arithmetic (layout_calc.c): how a global array with named
 ** dimensions is split over a process grid. Plain C: no Lua, no MPI. The Lua

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names and messages of the layout core's error codes (MPB_LAYOUT_ERRNO_MAP). */
 #include "layout/layout_error.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Error codes of the layout core, libuv style (as ad/ad_error.h): one X-macro
 ** list yields the negative codes, their names and their messages. Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** layout_grid.c: process grid factorisation by branch and bound over the
 ** divisors of the rank count (layout_grid.h). A number below 2^31 has at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Process grid factorisation (layout_grid.c): MPI_Dims_create's job, done
 ** by exhaustive search so that it is never worse on the metric and can weigh

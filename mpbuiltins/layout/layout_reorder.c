@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Reordering: slots of a traffic pattern onto processes on nodes and NUMA
 ** domains (layout_reorder.h has the contract and the method). Costs for n

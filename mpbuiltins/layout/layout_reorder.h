@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Reordering as a function (layout_reorder.c; README "Reordering"): map n
 ** slots of a traffic pattern (the ranks of a topology, or of a traced run)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What the two files of the reordering core share (layout_reorder.h has the
 ** contract): the traffic as a symmetric graph, the machine as dense node and

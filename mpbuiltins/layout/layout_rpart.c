@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Placing slots into domains (layout_reorder_int.h): recursive bisection of
 ** the node list with Kernighan-Lin pair swaps, and greedy filling. Costs for

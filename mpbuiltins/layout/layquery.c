@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Layout queries (README "Layouts"): what any rank holds, who holds what,
 ** and the local arrays of a layout. Indices are 1-based and inclusive, in

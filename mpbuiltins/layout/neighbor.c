@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Neighbourhood collectives of topologies (Cartesian, cart.c; graphs,
 ** graph.c and dist_graph.c), and attaching a topology to a communicator.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Reordering as a function (README "Reordering"), seed 004: a traffic
 ** pattern mapped onto the machine, its quality reported before and after,

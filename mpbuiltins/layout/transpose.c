@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Transpose plans (README "Transposes"): mp.transpose(from, to [, comm])
 ** makes, once and without communication, the plan that moves an array from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The exchange of array boxes (xchg.h) and its request, "mp.Exchange":
 **   req:wait()   runs the exchange to the end; returns the destination array

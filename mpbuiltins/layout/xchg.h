@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The exchange of array boxes (xchg.c): the data movement of transposes and
 ** halo exchanges. A plan (made once) is a list of phases; a phase is a list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mp.mapper and mp.map_rect (seed 000, DESIGN.md section 7): a collective map
 ** whose results carry derivatives back to rank 0.

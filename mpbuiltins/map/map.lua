@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- mp.map_rect(f, theta, x_r, x_i) and the ragged mp.map(f, y_end, param,
 -- param_end, x_r, x_r_end, x_i, x_i_end), over mp.mapper (Stan's map_rect
 -- and its ragged form). Compiled into mplua (chunk "=mp.map"); its checks

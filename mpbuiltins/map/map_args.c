@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** What mp.mapper reads from its caller on rank 0: parameter vectors (numbers
 ** and vars, from tables, typed arrays and ad vectors) and the static data,

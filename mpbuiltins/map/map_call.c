@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A mapper call (rank 0) and its task (every rank).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The work of mp.mapper on one rank: evaluate a contiguous block of jobs and
 ** write one record per job into an f64 array,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by map.c (handles, calls, rank 0's assembly) and map_eval.c (jobs). */
 #ifndef MPB_MAP_INT_H
 #define MPB_MAP_INT_H

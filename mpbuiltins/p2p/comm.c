@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Communicators: mp.world, comm.rank, comm.size, comm.id, comm:ranks(), and
 ** what the files that work on communicators share: checking one, its ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Point-to-point messages: comm:send, comm:recv (mp.send and mp.recv are
 ** the same on mp.world) and mp.probe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** p2p/: communicators ("mp.Comm"), send/recv on them, and requests. A
 ** communicator is a list of ranks plus an id carried in every message

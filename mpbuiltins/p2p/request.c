@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Nonblocking messages: mp.isend, mp.irecv (and comm:isend, comm:irecv),
 ** requests ("mp.Request") with :wait() and :test(), mp.wait, mp.test,

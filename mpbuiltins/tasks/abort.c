@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The abort/restart protocol (DESIGN.md section 5).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mp.connect(rank) / mp.disconnect(): run chunks on one worker, for example to
 ** look at a faulted rank's globals. A connected chunk runs as an ordinary task

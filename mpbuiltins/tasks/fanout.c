@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The fan-out builtins: mp.exec, mp.include, mp.require, mp.cd, mp.nfan
 ** (start tasks, rank 0 only) and mp.handout / mp.handin (inside a task: rank

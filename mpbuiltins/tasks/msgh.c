@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The message handler of the runtime: lua.c's (a traceback), plus one
 ** thing. Lua's own argument checks (luaL_check*, used across the builtins)

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- mp.pmap(f, list [, opts]): f over a list on the pool, results in list
 -- order. The glue over mp.pool, compiled into mplua (chunk "=mp.pmap"); its
 -- checks raise at the caller's line. Loaded with mp.pool and the rank text.

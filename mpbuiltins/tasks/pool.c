@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mp.pool and mp.pmap: dynamic load balancing over a task. Rank 0 sows tasks
 ** (sow(n) -> task | nil) and hands them in batches to whichever worker is

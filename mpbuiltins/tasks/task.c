@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Parallel tasks: rank 0 starts one on every rank through the fan-out tree
 ** (rank r's children are r*F+1 .. r*F+F), each rank runs its part, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** tasks/: parallel tasks (rank 0 starts one on every rank through the
 ** fan-out tree; it ends when every subtree reports DONE), the worker idle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Where every rank is: deadlocks told exactly, the watchdog, and the
 ** whereabouts of every abort report (DESIGN.md section 9).

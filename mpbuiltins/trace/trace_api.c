@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mp.trace (trace/tracer.h): start and stop a recording on every rank, user
 ** regions and marks, the communication matrix; MPLUA_TRACE=FILE records the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Writing a recording (trace/tracer.h): rank 0 turns the blobs every rank
 ** shipped into Chrome/Perfetto trace-event JSON, one event per line:

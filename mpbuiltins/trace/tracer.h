@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** trace/: the upper half of tracing (DESIGN.md section 9). chan/trace.h
 ** records events on each rank; this wing starts and stops a recording on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** wire.c: the wire format, and the "mp.WBuf" buffer userdata that the
 ** encoder (wire_encode.c) writes into. The decoder is wire_decode.c, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The wire codec: Lua values <-> bytes (DESIGN.md section 6). No MPI here.
 **

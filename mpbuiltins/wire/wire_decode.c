@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** wire_decode.c: the wire format (described in wire.c) -> Lua values.
 **

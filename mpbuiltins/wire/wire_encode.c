@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** wire_encode.c: Lua values -> the wire format (described in wire.c).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** wire_int.h: what the wire codec's files share (not for other modules).
 ** Internal names use the prefix mpbw_. The format is described in wire.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** wire_names.c: C functions travel by name. The sender looks a C function up
 ** in a reverse table (function -> name) built lazily by walking _G and

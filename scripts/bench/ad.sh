@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Runs the autodiff benchmarks from a build dir and prints their ratios.
 # Usage: scripts/bench/ad.sh [build-dir]   (default: build)
 set -e

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Cholesky benchmark (plain C, no Lua): the factor of a 200x200 symmetric
 ** positive definite matrix with its gradient (record the factor on a tape,

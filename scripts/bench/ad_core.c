@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Autodiff core benchmarks (plain C, no Lua), each baseline in the same run,
 ** interleaved, repeated; medians and ratios printed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Why scalar vars are light userdata: the same recording (the ad core) behind
 ** two handle kinds, timed on `s = s + x * y` in a Lua loop, interleaved.

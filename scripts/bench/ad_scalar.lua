@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Lua scalar path: ad.grad time / plain-Lua evaluation time of the same
 -- scalar loop (a hand-written normal log density with a log-scale parameter
 -- and a scalar pure-arithmetic loop), interleaved, repeated, medians.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The cost of a[i] on an mp.Array against a table, interleaved; medians.
 --   build/mplua --nompi scripts/bench/array_index.lua [n=2000000] [rounds=9]
 -- Also a strided view's a[i], and an empty loop (the loop's own cost).

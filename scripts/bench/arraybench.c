@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** arraybench: an mplua host (no MPI) with a `bench` module of plain-C array
 ** kernels, so that a benchmark script times array math and the C loop it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Timing for the plain-C benchmarks: a monotonic clock and the median of
 ** repeated rounds (the figure they print, robust to a preempted round).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** The mplua host every benchmark program is: it opens mplua (with MPI or
 ** without), adds the program's `bench` module of raw-MPI or plain-C

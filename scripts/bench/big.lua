@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A message of several GiB: an f64 array sent by mp.send from rank 0 to rank
 -- 1 (which answers with one value) against raw MPI_Send_c/MPI_Recv_c of the
 -- same bytes, in the same job, interleaved; each side sends one message

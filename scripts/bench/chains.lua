@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Multi-chain sampling over ranks: hmc.sample with 4 chains spread over the
 -- ranks (chain c on rank (c-1) % P) against the same 4 chains run one after
 -- the other on rank 0 (parallel = false), in the same job, rounds

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The soak: chaos rounds (see tests/lua/lib/mpchaos.lua) for as long as you like; prints
 -- the median recovery time (failed task + the next usable task) and memory
 -- before/after on every rank.

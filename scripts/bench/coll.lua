@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Collectives benchmark: mp.allreduce of 1e6 f64 against MPI_Allreduce, and
 -- mp.send/recv of an 8 MiB f64 array against raw MPI_Send/Recv, interleaved
 -- in the same job. Run: mpiexec -n N build/mpbench scripts/bench/coll.lua [rounds]

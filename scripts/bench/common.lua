@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Shared helpers of the benchmark scripts: medians of interleaved rounds.
 local M = {}
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Distributed arrays: a transpose plan (mp.transpose, pack + point-to-point, unpack on
 -- arrival) against a C pack + MPI_Alltoall + unpack kernel, the same with MPI_Alltoallv
 -- (balanced blocks, what C writes for any number of ranks) and a raw MPI_Alltoall of the

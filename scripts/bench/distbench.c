@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** distbench: an mplua host with a `bench` module of the C baselines of the
 ** distributed-array benchmark (scripts/bench/dist.lua), run beside mp's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Embedding benchmarks:
 #   - mplua_serve with nothing typed, per call, next to an empty MPI_Iprobe
 #     (build/serve_idle), at 1, 2 and 4 ranks;

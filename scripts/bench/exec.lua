@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Task round trip: mp.exec of an empty function back to back, and mp.handin
 -- inside one task, against MPI_Barrier (the raw floor of a fan-out/fan-in).
 -- Run: mpiexec -n 4 build/mpbench scripts/bench/exec.lua [rounds]

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- What the poll hook costs a tight Lua loop: the same loop timed inside a task
 -- (periodic SIGALRM arms a count hook that polls the control channel) and
 -- outside one (no timer), interleaved.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- The 2-D 5-point Jacobi step on a local block (n x n f64, halo of width 1),
 -- written with array math, against the same step as a plain C loop in the
 -- same process (bench.jacobi), interleaved; medians and ratios.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- mp.mapper benchmark, interleaved rounds in one job (medians):
 --  1. per-call overhead for empty jobs (4 per rank), plain and differentiated,
 --     next to a raw MPI_Allreduce of the same bytes and an empty mp.exec;

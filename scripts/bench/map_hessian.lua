@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Second order through mp.mapper: the Hessian of a 50-parameter model whose
 -- 24 terms are mapper jobs (each job's 4x4 Hessian computed on the rank
 -- that owns it), against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** mpbench: an mplua host with a `bench` module of raw-MPI kernels, so that a
 ** benchmark script runs the raw baseline and the mp version in the same job,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Benchmarks across two hosts, in one run (root: two network namespaces
 # joined by a veth, UCX over TCP; the set-up of tests/sh/lib/netns.bash):
 #   - round trip of one number and 1 MiB strings vs raw MPI (p2p.lua, 1 rank

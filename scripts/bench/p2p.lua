@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Point-to-point benchmark: mp.send/mp.recv against raw MPI_Send/MPI_Recv in
 -- the same job, interleaved. Run: mpiexec -n 2 build/mpbench scripts/bench/p2p.lua [rounds]
 package.path = "scripts/bench/?.lua;" .. package.path

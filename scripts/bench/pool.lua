@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Pool throughput: empty tasks through mp.pool, tasks per second (floor
 -- 20 000 at 4 ranks on 2 cores; MPY's mpool does 7 000), beside the raw
 -- barrier of bench.barrier for scale. Run: mpiexec -n 4 build/mpbench scripts/bench/pool.lua [rounds]

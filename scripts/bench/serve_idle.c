@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** serve_idle: what mplua_serve costs a host's loop when nothing is typed,
 ** per call, next to an empty MPI_Iprobe on the same communicator (the

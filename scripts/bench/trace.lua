@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Tracing's cost, same job, interleaved rounds (medians):
 --   p2p round trip, send+recv to itself on rank 0 and 1 MiB bandwidth,
 --   untraced vs traced (a recording of 65536 events per rank around the task;

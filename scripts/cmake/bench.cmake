@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The benchmark programs (scripts/bench/README.md): raw-MPI and plain-C
 # baselines that run beside mplua in one job. They are hosts of the embedding
 # API (libmplua.so), except the autodiff core's (ad_*.c: the core's objects)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DIN=file.lua -DOUT=file.h -DNAME=ident -P embed_lua.cmake
 # Writes OUT: `static const char NAME[] = {bytes}; ` with NAME_len, so Lua
 # glue kept as a real file under lib/ is compiled into the binary (nothing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The C examples (scripts/examples/README.md), built against the library in
 # the tree (the tests also build heat_host against the installed tree).
 # heat_host: a C solver that lends its field to mplua and steps mplua_serve.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The libFuzzer target of the message framing and the decoder
 # (tests/fuzz/fuzz_message.c) and the program that writes its seed corpus;
 # scripts/fuzz.sh builds them in build-fuzz/ and runs the fuzzer. clang only:

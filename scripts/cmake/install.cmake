@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `cmake --install build --prefix P` lays out (GNUInstallDirs: LIBDIR is lib,
 # or lib/<triplet> when P is /usr on Debian):
 #   P/bin/mplua                          the program (run path $ORIGIN/../LIBDIR,

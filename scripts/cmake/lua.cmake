@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Lua 5.4 from its pkg-config file (Debian: lua5.4.pc).
 #   PkgConfig::LUA      headers and library, for mplua's programs and tests
 #   mplua::lua          the same, global: the interface of mplua::mplua names

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The LuaRocks build (scripts/mplua-*.rockspec, -DMPLUA_LUAROCKS=ON): mp.so
 # and ad.so as self-contained Lua modules, installed with the Lua library
 # into the directories luarocks names. mp.so holds the whole runtime (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian packages: in a build configured with -DCMAKE_INSTALL_PREFIX=/usr
 # (so that GNUInstallDirs picks the multiarch lib/<triplet>), `cpack -G DEB`
 # makes one package per install component, split as Debian splits a Lua

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A Poisson regression with a Gaussian process prior on the log rate (the
 -- shape of posteriordb's gp_pois_regr), sampled with 4 NUTS chains over the
 -- ranks and summarized like CmdStan's stansummary:

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Gysela's 5-D transpose (seed 002): the domain (sp=2, r=4, theta=16, vpar=8, mu=4),
 -- from the poloidal layout (split in vpar and mu) to the collisional layout (split in
 -- r and theta) and back, checked element by element against the global array; then

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A 2-D heat equation on a Cartesian process grid with halos (explicit Euler, 5-point
 -- stencil written with array math, so no loop runs in Lua), once with fixed zero edges
 -- and once periodic. Every rank also runs the same steps serially on the whole domain

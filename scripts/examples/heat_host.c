@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** heat_host: a 2-D heat solver in plain C + MPI that embeds mplua, lends it
 ** its temperature field, and steps mplua_serve once per iteration, so that

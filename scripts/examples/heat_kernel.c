@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** heat_kernel: the kernel of heat_host.c as a Lua module written in C, so
 ** that the same solver can be stepped from Lua (scripts/examples/heat_lua.lua).

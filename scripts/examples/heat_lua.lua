@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- heat_lua.lua: the solver of heat_host.c stepped from Lua: its kernel is a C
 -- module (heat_kernel.c, built as heat_kernel.so), the loop is Lua, run as one
 -- task on every rank. Prints what `heat_host nx ny steps` prints (same numbers):

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Hierarchical logistic regression, sharded over ranks with mp.mapper:
 -- fitted by L-BFGS (lib/optim.lua), then sampled by NUTS (lib/hmc.lua).
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A token goes once round the ring of ranks; each rank adds its number.
 -- The file runs on every rank as one task:
 --   > mp.include("scripts/examples/ring.lua")      -- at rank 0's prompt

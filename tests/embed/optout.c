@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A host that opts out of everything (MPLUA_OUT_ALL) on an MPI it has
 ** initialized itself: opening and closing mplua changes no signal

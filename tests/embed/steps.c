@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A host whose loop has collectives and a ring exchange on MPI_COMM_WORLD
 ** between its mplua_serve calls, steered from rank 0's stdin (fed by

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Run by a stock lua5.4 with mp.so on LUA_CPATH (tests/sh/embed_lua.sh):
 -- mplua's model in stock Lua through the mp.serve() idiom, written the way
 -- Lua code is: `local mp = require "mp"`. Functions sent to other ranks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** A host that runs mplua on a sub-communicator: the even ranks of the world
 ** open it on their communicator (every opt-out taken) and run tasks, a fault

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** libFuzzer target: a received message as a hostile peer could make it.
 ** The first byte picks what the rest is:

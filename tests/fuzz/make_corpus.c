@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** Writes the seed corpus of fuzz_message.c (tests/fuzz/corpus/): real
 ** messages of every value kind, whole and in parts, as the transport frames

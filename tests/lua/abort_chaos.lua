@@ -1,4 +1,5 @@
 -- ranks: 4
+-- SPDX-License-Identifier: MIT
 -- The chaos test: a few hundred rounds of random message patterns with a
 -- fault injected at a random rank and point (or none). After each round the
 -- next message each rank receives is a fresh one, nothing stale is queued, and

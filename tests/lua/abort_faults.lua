@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 20
+-- SPDX-License-Identifier: MIT
 -- The classic fault test: after each kind of fault the task ends on every
 -- rank, rank 0's call reports the first faulting rank with its message and
 -- traceback, and a ring exchange plus a handin on all ranks work again.

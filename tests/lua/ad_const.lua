@@ -1,4 +1,5 @@
 -- ranks: nompi
+-- SPDX-License-Identifier: MIT
 -- ad.Const: what ad functions return when no argument is a var (they used to
 -- return plain tables, on which `/`, `*`... failed), with the interface of
 -- a vector var: c[i], #c, ipairs, c:slice, arithmetic, and every ad

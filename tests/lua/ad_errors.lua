@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Bad input gives clear Lua errors (or documented NaN), never a crash.
 
 local function fails(pattern, f, ...)

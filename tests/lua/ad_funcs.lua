@@ -1,4 +1,5 @@
 -- ranks: nompi
+-- SPDX-License-Identifier: MIT
 -- The functions models need: values against references, gradients by
 -- ad.check_grad (order-6 finite differences), Hessians against finite
 -- differences of gradients, the per-element (ad.each) forms against the

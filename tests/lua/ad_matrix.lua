@@ -1,4 +1,5 @@
 -- ranks: nompi
+-- SPDX-License-Identifier: MIT
 -- Dense matrix functions: values against references (mpmath 1.3.0 at 50
 -- digits: cholesky, det, the multi-normal density; script at the end) and
 -- closed forms, gradients by ad.check_grad, tangents (ad.jvp) against the

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- ad.grad / ad.jacobian / ad.hessian on models, checked by ad.check_grad
 -- (order-6 finite differences) to 1e-6 relative, and Hessians against
 -- finite differences of gradients.

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Typed arrays: creation, flat and n-D indexing, conversion rules, errors.
 
 local function fails(pattern, f, ...)

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Array math against Lua reference loops: every binary op and unary function,
 -- every dtype pair, scalars, broadcasting, strided views, out and in place,
 -- NaN, and the errors.

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Reductions (sum prod min max mean norm dot), whole and along a dimension,
 -- against Lua reference loops: every dtype, strided views, empty arrays, NaN.
 

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Range views (view, interior), copies between views (copy_from, fill), and
 -- linear combinations (lincomb, axpy, axpby): a stencil and its halo.
 

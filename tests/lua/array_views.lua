@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- Typed arrays: reshape and slice are views sharing data with their owner,
 -- and a view keeps the owner's memory alive.
 

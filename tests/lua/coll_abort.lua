@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- A fault inside a collective or a pool on one rank aborts the task cleanly
 -- everywhere, and the next task works; repeated.
 for k = 1, 20 do

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Element-wise reductions of typed arrays of every dtype and op, 0 elements
 -- to several MiB, on mp.world and on a split communicator, against serial.
 mp.exec(function()

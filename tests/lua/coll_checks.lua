@@ -1,4 +1,5 @@
 -- ranks: 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Collectives compare more than their name: an op, a root or a count that
 -- differs between ranks is an error naming both sides, never a wrong
 -- result; handin and allreduce agree on keyed fields.

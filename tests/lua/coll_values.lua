@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Every collective on Lua values over mp.world and over split communicators,
 -- compared with a serial computation; named ops and a Lua function op.
 local function check(c, tag)

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 5 8
+-- SPDX-License-Identifier: MIT
 -- Communicator ids are unique by construction: two communicators a rank
 -- belongs to never share an id, and every member agrees on it. The first
 -- task makes the two splits whose ids collided under the former scheme (a

@@ -1,4 +1,5 @@
 -- ranks: 2 3 4
+-- SPDX-License-Identifier: MIT
 -- A fault in the middle of a transpose or a halo exchange (one rank raises after the
 -- others have sent their blocks, or with a request in flight) aborts the task cleanly
 -- everywhere; the next transpose is right (nothing of the aborted one is delivered

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 5 8 20
+-- SPDX-License-Identifier: MIT
 -- Graph topologies (mp.graph, mp.dist_graph) and topologies attached to communicators:
 -- rings, stars, random graphs (fixed seed), a rank that is the neighbour in two slots,
 -- self-loops, weights. Neighbours and sources agree with the edge list (and the two

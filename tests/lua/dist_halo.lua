@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 6
+-- SPDX-License-Identifier: MIT
 -- Cartesian topologies (coordinates, shifts, neighbours, distances, weighted
 -- factorisation) and halo exchanges on arrays with a layout: 2-D and 3-D, widths 1
 -- and 2, periodic and not, even and balanced: every halo cell (corners included) is

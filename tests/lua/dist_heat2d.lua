@@ -1,4 +1,5 @@
 -- ranks: 1 2 4
+-- SPDX-License-Identifier: MIT
 -- scripts/examples/heat2d.lua, smaller: the heat equation with halos on a Cartesian
 -- grid, fixed and periodic edges, asserts that every rank's block is bitwise the
 -- serial result.

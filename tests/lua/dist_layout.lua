@@ -1,4 +1,5 @@
 -- ranks: 1 4
+-- SPDX-License-Identifier: MIT
 -- Layouts as values: printing (the printed form is the constructor), fields, :with,
 -- owner/range/local_shape agreeing on every global index (even and balanced, empty
 -- blocks), coords/rank, alloc/wrap of existing arrays, describe, and argument errors.

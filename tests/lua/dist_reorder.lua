@@ -1,4 +1,5 @@
 -- ranks: 1 2 4 8
+-- SPDX-License-Identifier: MIT
 -- Reordering as a function: mp.reorder maps a topology or a traffic matrix onto a
 -- machine model (explicit nodes / NUMA lists, or mp.machine()), reports the bytes
 -- crossing nodes and NUMA domains before and after (equal to optima worked out by

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 5 8
+-- SPDX-License-Identifier: MIT
 -- Transposes between layouts of 1 to 5 dimensions, every dtype, even and balanced
 -- splits (empty blocks included), other grids and memory orders: the forward result
 -- is checked element by element against the global array and the way back bitwise;

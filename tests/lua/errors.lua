@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Bad input gets a clear Lua error naming the function, the argument and the
 -- rank; never a crash or a hang.
 local n = mp.size

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 20
+-- SPDX-License-Identifier: MIT
 -- exec (functions with local helpers, chunks, arguments, results), include,
 -- require, handout, handin, cd, nfan; at 20 ranks the tree has two levels.
 local n = mp.size

@@ -1,4 +1,5 @@
 -- ranks: 2 3 4
+-- SPDX-License-Identifier: MIT
 -- A rank running coroutines is stopped when another rank faults, twice on
 -- every worker for each kind, wherever the coroutine was made (in the task,
 -- in an earlier task, nested in another, wrapped with coroutine.wrap, run

@@ -1,4 +1,5 @@
 -- ranks: nompi 1 2 3
+-- SPDX-License-Identifier: MIT
 -- hmc.sample with opts.chains: chains over ranks give bitwise the same
 -- draws as the same chains run one after the other on rank 0; the fit's
 -- per-draw statistics; the posterior is right (means within Monte Carlo

@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- lib/hmc.lua: NUTS and plain HMC on normal targets (gradients from ad.grad):
 -- means within 4 Monte-Carlo standard errors, variances within a loose
 -- factor, no divergences; reproducibility by seed; hmc.summary's ESS on

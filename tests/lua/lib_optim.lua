@@ -1,4 +1,5 @@
 -- ranks: nompi 1
+-- SPDX-License-Identifier: MIT
 -- lib/optim.lua: L-BFGS and gradient descent on Rosenbrock, a quadratic, a
 -- logistic regression (gradients from ad.grad), a log barrier that is
 -- infinite beyond its domain, and bad input.

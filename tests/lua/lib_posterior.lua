@@ -1,4 +1,5 @@
 -- ranks: nompi
+-- SPDX-License-Identifier: MIT
 -- lib/posterior.lua: rank-normalized split R-hat, bulk/tail ESS, ESS of the
 -- mean, against reference values for fixed sequences, and their behaviour
 -- on sequences with known answers (iid, AR(1), shifted chains, constants).

@@ -1,4 +1,5 @@
 -- ranks: nompi
+-- SPDX-License-Identifier: MIT
 -- lib/transforms.lua and lib/params.lua: each transform's log-Jacobian
 -- against log|det| of a finite-difference Jacobian of the map, the
 -- constraints holding, vars and numbers giving the same values, gradients

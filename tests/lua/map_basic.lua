@@ -1,4 +1,5 @@
 -- ranks: nompi 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- mp.mapper / mp.map_rect / mp.map: values against f itself, gradients
 -- against the same model taped inline (1e-12) and ad.check_grad (1e-6);
 -- 0, 1, fewer-than-ranks and uneven job counts; ragged outputs; phi; the

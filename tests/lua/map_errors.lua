@@ -1,4 +1,5 @@
 -- ranks: nompi 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- mp.mapper errors: f failing on the first call and on a later one (the
 -- report names the rank, the job and the message; the next call works), a
 -- job spinning while another fails, output lengths that change, bad

@@ -1,4 +1,5 @@
 -- ranks: nompi 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Second order and forward mode through mp.mapper: ad.hessian and ad.hvp of
 -- a model whose terms are mapper jobs (each job's Hessians computed on the
 -- rank that owns it) against the same model taped inline; a Newton /

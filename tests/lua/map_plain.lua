@@ -1,4 +1,5 @@
 -- ranks: nompi 1 2 3
+-- SPDX-License-Identifier: MIT
 -- The same f works in a plain call (numbers: f gets ad.Consts) and a
 -- differentiated one (vars), with the same values: jobs written with
 -- operators on vectors (ad.sub(y, mu) / s used to fail in plain calls:

@@ -1,4 +1,5 @@
 -- ranks: 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Per-sender queues: interleaved senders, recv(from) takes the oldest message
 -- of that sender; recv() takes the oldest overall and names its sender;
 -- probe modes 0, 1, 2; a list of destinations.

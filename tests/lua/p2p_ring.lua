@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- A ring at every distance d: gcd(d, size) disjoint sub-rings; positions with
 -- odd index in their sub-ring receive first, even ones send first.
 local results = mp.exec(function()

@@ -1,4 +1,5 @@
 -- ranks: 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Symmetric exchanges of 1 MiB: everyone sends to everyone, then receives.
 -- Sends return before being received, and every wait keeps receiving, so
 -- this never deadlocks (MPY does from 16 KB up).

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- One-to-one exchange of every kind of value, in both directions, between
 -- rank 0 and every other rank (and to self at one rank).
 local function deep_eq(a, b, seen)

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- mp.pool with uneven work: each result checked, every task reaped exactly
 -- once; self, ranks, pmap order.
 local function run(opts, N)

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Nonblocking messages: isend/irecv of every kind of value, requests waited
 -- out of order, waitall/waitany, test() polling loops, symmetric exchanges,
 -- sub-communicators; a request from an earlier task is an error, and a fault

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4
+-- SPDX-License-Identifier: MIT
 -- Tasks are isolated: a message nobody received in its task is never delivered
 -- in a later one, and is counted once. Each round, every rank sends its right
 -- neighbour small messages and a large one (likely still in flight when the

@@ -1,4 +1,5 @@
 -- ranks: 1 2 4
+-- SPDX-License-Identifier: MIT
 -- mp.trace and the exchanges of distributed arrays: a transpose (blocking and
 -- nonblocking, forward and back), a halo exchange and the neighbourhood
 -- collectives of a Cartesian topology are each a kind of their own. Their

@@ -1,4 +1,5 @@
 -- ranks: 1 2 4
+-- SPDX-License-Identifier: MIT
 -- mp.trace: one recording with p2p, requests, collectives, a map, a pool, an
 -- aborted task and a task after it gives trace-event JSON that passes the
 -- checker (pids named, X events nested, flows paired and attached to the

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3
+-- SPDX-License-Identifier: MIT
 -- Module tables travel by name: a task or a message holding a table that is
 -- package.loaded[name] on the sender gets the receiving rank's own module
 -- (stock Lua's `local mp = require "mp"` captured by a task, `local m =

@@ -1,4 +1,5 @@
 -- ranks: 2 3 4 5 8 20  quick: 2
+-- SPDX-License-Identifier: MIT
 -- The transport harness under faults: a rank raises between posting a large
 -- message and its completion, a receiver fails while parts are in flight, a
 -- rank fails in the middle of a tree of forwards (bcast, handout) or while

@@ -1,4 +1,5 @@
 -- ranks: 2  soak: 2
+-- SPDX-License-Identifier: MIT
 -- Messages past 2 GiB (the int limit of MPI's classic counts) arrive whole:
 -- an f64 array of 2^31 + 24 bytes from rank 0 to rank 1 and back (isend), and
 -- a string of 2^31 + 5 bytes (irecv). Elements are checked by their sum

@@ -1,4 +1,5 @@
 -- ranks: 1 2 3 4 5 8 20  quick: 1 2
+-- SPDX-License-Identifier: MIT
 -- The transport harness, the pool and the map: tasks of every value kind and
 -- size go out through mp.pool (and mp.pmap) and come back through reap; the
 -- map ships data of every kind to its owners and returns what each job saw.

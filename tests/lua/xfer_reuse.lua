@@ -1,4 +1,5 @@
 -- ranks: 2 3 4  quick: 2
+-- SPDX-License-Identifier: MIT
 -- Messages of 1 MiB and more wait for a Lua collection before their buffer
 -- is chosen, so that the buffer of a message whose owner is garbage is
 -- reused (chan/arrive.c): a full collection when the Lua heap is small, a

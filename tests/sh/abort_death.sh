@@ -1,4 +1,5 @@
 # ranks: 2 4
+# SPDX-License-Identifier: MIT
 # A worker that dies ends the whole job with a report and a non-zero status,
 # never a hang: killed by a signal (MPICH's launcher sees it and ends every
 # rank; when it cannot see the death, rank 0 names the dead rank and ends the

@@ -1,4 +1,5 @@
 # ranks: 2 4
+# SPDX-License-Identifier: MIT
 # SIGINT to rank 0 while a task spins on every rank stops the task everywhere;
 # the prompt reports "mp.exec: interrupted!" and the next task works. No sleeps:
 # the test waits for the task to announce that it is spinning before signalling.

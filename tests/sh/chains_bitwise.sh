@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # hmc.sample's chains are bitwise the same with the serial backend
 # (--nompi) and at 1, 2 and N ranks (chain c runs on rank (c-1) % size; its
 # draws depend only on the seed, its start and logp), and from run to run.

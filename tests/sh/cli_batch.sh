@@ -1,4 +1,5 @@
 # ranks: nompi 1 2
+# SPDX-License-Identifier: MIT
 # Exit statuses and batch mode (-b): 0 on success, 1 on any error, os.exit's
 # own status on every rank; -b never prompts (stdin is then the script) and
 # ends the whole job with status 1 at the first fault in a task, even one the

@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # The README's first command runs the demo (scripts/demo.sh, here without its
 # set-up and build): it must end with status 0 after showing a fault, the
 # report rank 0 gets, and the next task working. Under -b (batch: any fault

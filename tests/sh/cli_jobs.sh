@@ -1,4 +1,5 @@
 # ranks: nompi 1 2
+# SPDX-License-Identifier: MIT
 # -j FILE runs FILE on every rank as a parallel task, before anything else
 # (LUA_INIT, -e, the script), in the order given; a failing -j file ends the
 # run with status 1. MPLUA_DISABLED=1 means --nompi.

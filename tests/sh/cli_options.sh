@@ -1,4 +1,5 @@
 # ranks: nompi 1 2  quick: nompi 1
+# SPDX-License-Identifier: MIT
 # The command line, option by option, as in lua: -e, -l mod, -l g=mod, -v, -h,
 # -, --, the arg table and the script's `...`, -E with LUA_INIT/LUA_PATH,
 # LUA_INIT_5_4 over LUA_INIT, -i after a script, and invalid lines (one usage

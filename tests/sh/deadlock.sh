@@ -1,4 +1,5 @@
 # ranks: 2 4 8
+# SPDX-License-Identifier: MIT
 # Ordinary mistakes never hang silently: each ends its task with a report
 # saying who waits for what and where, found exactly (every rank blocked or
 # finished, nothing in flight), with no timeout set. In batch mode the job

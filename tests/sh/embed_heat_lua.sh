@@ -1,4 +1,5 @@
 # ranks: 1 4  quick: 1
+# SPDX-License-Identifier: MIT
 # The heat solver stepped from Lua (scripts/examples/heat_lua.lua, its kernel
 # the C module heat_kernel.so) prints the same numbers, to the last bit, as
 # the C host heat_host.c for the same parameters, under mplua and under a

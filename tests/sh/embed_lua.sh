@@ -1,4 +1,5 @@
 # ranks: 1 2 4
+# SPDX-License-Identifier: MIT
 # Stock lua5.4 with mp.so (a link to libmplua.so) on LUA_CPATH under mpiexec:
 # `require "mp"` starts the runtime and the mp.serve() idiom gives mplua's
 # model (p2p, a collective, a fault and its recovery, the Lua library);

@@ -1,4 +1,5 @@
 # ranks: 1 2
+# SPDX-License-Identifier: MIT
 # A C host that opts out of every process-wide change (tests/embed/optout.c
 # checks signal dispositions, timers, malloc's settings, the allocator, the
 # environment, before and after mplua_open/mplua_close, and that the same

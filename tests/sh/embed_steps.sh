@@ -1,4 +1,5 @@
 # ranks: 1 2 4
+# SPDX-License-Identifier: MIT
 # mplua_serve from a host loop that has its own collectives and ring exchange
 # between steps (tests/embed/steps.c): commands typed at rank 0 while the loop
 # runs at full speed (each group of lines typed once the previous one has been

@@ -1,4 +1,5 @@
 # ranks: 2 4
+# SPDX-License-Identifier: MIT
 # mplua on a sub-communicator of the host (the even ranks) while the odd
 # ranks do their own MPI work (tests/embed/subcomm.c).
 set -eu

@@ -1,4 +1,5 @@
 # ranks: 2
+# SPDX-License-Identifier: MIT
 # The GP example (scripts/examples/gp_pois.lua), small: it runs, prints a
 # stansummary table with every parameter, and the table (timings aside) is
 # the same with the serial backend and at N ranks.

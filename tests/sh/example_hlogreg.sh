@@ -1,4 +1,5 @@
 # ranks: 2 4
+# SPDX-License-Identifier: MIT
 # The README's example (scripts/examples/hlogreg.lua), small: the mapper and
 # the inline model agree (the script asserts it), L-BFGS converges, NUTS
 # runs, and the fit and the draws are the same, to the last printed digit,

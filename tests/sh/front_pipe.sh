@@ -1,4 +1,5 @@
 # ranks: 2
+# SPDX-License-Identifier: MIT
 # The front end (mplua -n N) without a terminal: it starts the job through
 # MPLUA_LAUNCHER and relays it, so a piped session reads like a transcript
 # (prompts, results and errors in order, on stdout); exit statuses, scripts

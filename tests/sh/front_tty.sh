@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # The front end in a real terminal (tmux), as a user meets it: `mplua -n 4`
 # shows the banner and the prompt; lines are edited with the arrow keys;
 # errors come right after their line, in lua's words; a continuation prompt;

@@ -1,4 +1,5 @@
 # ranks: 3
+# SPDX-License-Identifier: MIT
 # Ctrl-C at rank 0 stops the task everywhere, even when rank 0's part of it
 # spins inside its own pcall (lua's "interrupted!" would be caught there):
 # the task fails as interrupted, the pcall around mp.exec sees it, and the

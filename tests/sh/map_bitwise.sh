@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # mp.mapper's values and gradients are bitwise identical with the serial
 # backend (--nompi), at 1, 2, 3 and N ranks, and from one run to the next:
 # every rank evaluates a job from the same bytes with the same code.

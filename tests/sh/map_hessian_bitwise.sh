@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # Second order and forward mode through mp.mapper are bitwise identical with
 # the serial backend (--nompi) and at 1, 2, 3 and N ranks: each job's
 # Hessians (ad.hessian, ad.hvp) and directional derivatives (m:jvp) come

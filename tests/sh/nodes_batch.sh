@@ -1,4 +1,5 @@
 # ranks: 2 4 8  quick: none  labels: netns
+# SPDX-License-Identifier: MIT
 # Across two hosts (see lib/netns.bash), how jobs end: in batch mode (-b) a
 # script that ends normally exits with status 0 (five times in a row: a rank
 # that leaves without MPI_Finalize must tell the process manager, or Hydra

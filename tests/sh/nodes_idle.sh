@@ -1,4 +1,5 @@
 # ranks: 2 4  quick: none  labels: netns
+# SPDX-License-Identifier: MIT
 # Across two hosts (see lib/netns.bash): idle workers sleep. After a task,
 # rank 0 sits at its prompt and every worker (on either host) must sleep
 # between its looks at the channel, working less than 1% of its own time (see

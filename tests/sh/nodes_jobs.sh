@@ -1,4 +1,5 @@
 # ranks: 2 4  quick: none  labels: netns
+# SPDX-License-Identifier: MIT
 # Across two hosts (network namespaces joined by a veth, UCX over TCP; see
 # lib/netns.bash), in one job: the ranks really are split over the hosts and
 # the bytes cross the link; messages of every kind, symmetric exchanges,

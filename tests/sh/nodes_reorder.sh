@@ -1,4 +1,5 @@
 # ranks: 2 4  quick: none  labels: netns
+# SPDX-License-Identifier: MIT
 # Across two hosts (see lib/netns.bash), reordering with the real machine:
 # mp.machine() has the two hosts as mpiexec placed the ranks (ranks 0 ..
 # ceil(N/2)-1 on host A, the others on B). Each rank sends 4000 bytes to the

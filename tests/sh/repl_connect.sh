@@ -1,4 +1,5 @@
 # ranks: 3
+# SPDX-License-Identifier: MIT
 # mp.connect: rank 0's prompt runs chunks on another rank (prints and results
 # come back, errors there are reported and abort nothing), after a fault that
 # left that rank's globals to inspect; mp.disconnect returns to rank 0.

@@ -1,4 +1,5 @@
 # ranks: 1 2
+# SPDX-License-Identifier: MIT
 # Parallel tasks started from the prompt: mp.exec returns rank 0's results;
 # a task that fails on one rank is reported (before the next prompt, with
 # one traceback) and the next one works.

@@ -1,4 +1,5 @@
 # ranks: nompi 1 2
+# SPDX-License-Identifier: MIT
 # The prompt with stdin a pipe (as always under mpiexec): it still runs, with
 # "> " and ">> " on stdout and nothing echoed; expressions print their values
 # (also with a leading '='); multi-line chunks continue; an error is reported

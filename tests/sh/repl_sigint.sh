@@ -1,4 +1,5 @@
 # ranks: nompi 1
+# SPDX-License-Identifier: MIT
 # Ctrl-C (SIGINT) while the prompt waits for input drops the pending input,
 # even an unfinished multi-line chunk, and shows a fresh prompt on a new line;
 # the session goes on. The prompt is driven through pipes as a coprocess: each

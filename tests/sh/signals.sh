@@ -1,4 +1,5 @@
 # ranks: 3
+# SPDX-License-Identifier: MIT
 # Signals at the edges of a run:
 # - SIGINT sent to the workers at random moments of their start-up never
 #   kills one (they ignore it from the first moment they know their rank,

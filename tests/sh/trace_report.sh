@@ -1,4 +1,5 @@
 # ranks: 4
+# SPDX-License-Identifier: MIT
 # MPLUA_TRACE records a whole batch job; scripts/trace_report.lua turns the
 # file into a page a real browser renders: headless Chromium (scripts/setup.sh
 # installs Debian's `chromium`; without it this test fails) lays out one lane

@@ -1,4 +1,5 @@
 # ranks: 1 2 4 8
+# SPDX-License-Identifier: MIT
 # The ranks of one host find each other without a communicator of their own
 # (wake.c: one start-up allgather, a host key, nap words in a memfd the
 # host's first rank lends to the others): mp.machine() has one node; tasks

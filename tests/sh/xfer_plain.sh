@@ -1,4 +1,5 @@
 # ranks: 3  quick: none
+# SPDX-License-Identifier: MIT
 # The transport harness again on the plain path (MPLUA_OPTIMAL_PATH=0: every
 # message one contiguous send, no parts, no forwarding of received buffers),
 # so both paths deliver the same exact bytes.

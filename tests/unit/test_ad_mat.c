@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The core's matrix nodes (custom sweeps), per-element densities and
 ** second-order precomputed nodes, without Lua: forward passes (jvp) agree
 ** with reverse sweeps (vjp) through every custom node, Hessian-vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every primitive's value and partials (first and second) against finite
 ** differences at several points, including domain edges. */
 #include <criterion/criterion.h>

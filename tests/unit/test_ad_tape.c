@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tape: nested regions, growth across many blocks, sweeps, forward mode,
 ** Jacobians, Hessians against finite differences of gradients, precomputed
 ** nodes and error codes. */

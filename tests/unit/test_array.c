@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_array.c: the C API of typed arrays (array.h) and the exact wording of
 ** the Lua-level errors. The Lua API as a whole is exercised by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_array_iter.c: the strided walker and the kernels behind array math
 ** (array_iter.h, array_kern.h) without Lua: runs found, broadcasting,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_frame.c: the header of a message sent in parts, as a hostile peer
 ** could make it (chan/frame.c): every count, offset and size is checked

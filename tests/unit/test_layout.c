@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_layout.c: the layout core (mpbuiltins/layout/): 1-D blocks, layouts at
 ** every rank count 1-20 with extents that do not divide, the seed's Gysela

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_reorder.c: the reordering core (mpbuiltins/layout/layout_reorder.c):
 ** rings and grids against optima found by trying every permutation, random

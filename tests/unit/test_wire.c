@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_wire.c: round trips of every kind of value through the wire codec.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
 ** test_wire_fuzz.c: the decoder against hostile input: every truncation of
 ** several messages, thousands of randomly corrupted copies (fixed seeds), the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- SPDX-License-Identifier: BSD-3-Clause
 -- posteriordb (github.com/stan-dev/posteriordb, BSD 3-Clause licence,
 -- Copyright (c) 2011-2024 Stan Developers and their Assignees):

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- Shared checks of the ad tests (tests/lua/ad_*.lua, lib_*.lua):
 --   local C = dofile("helpers/adcheck.lua")   (ctest runs them in tests/lua)
 local C = {}

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- mpchaos: random message patterns with injected faults, to prove that the
 -- abort protocol leaves every rank clean. Used by tests/lua/abort_chaos.lua
 -- (a few hundred rounds in ctest) and scripts/bench/chaos.lua (the soak).

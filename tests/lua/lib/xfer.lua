@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- xfer: the engine of the transport harness (tests/lua/xfer_*.lua). Every
 -- value is made from a seed by a deterministic generator, so a receiving
 -- rank computes for itself what it should have received and compares, bit

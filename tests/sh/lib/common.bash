@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the shell tests (sourced after N is set): a fresh temporary
 # directory with a clean Lua environment, `run` to start mplua at N ranks,
 # and checks that print what differed. Not a test itself (ctest runs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A program driven through pipes as a coprocess (bash's coproc), for tests
 # that talk to a prompt: each step waits for the text it expects, so nothing
 # depends on timing. Source it after setting $tmp, then

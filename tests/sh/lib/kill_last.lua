@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: MIT
 -- A task in which the last rank kills itself with SIGKILL (no Lua error,
 -- no message: the process is gone); the others wait in a collective.
 mp.exec(function()

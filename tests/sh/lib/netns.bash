@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Two "hosts" on this machine for the nodes_*.sh tests (sourced after N is
 # set; not a test itself): network namespaces NS_A and NS_B joined by a veth
 # pair, each end named mpnet0, with addresses in a /30 of 10.213.0.0/16 that

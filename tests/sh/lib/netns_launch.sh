@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Hydra's "ssh" for the nodes_*.sh tests (mpiexec -launcher ssh
 # -launcher-exec THIS): called as `THIS [-x ...] HOST COMMAND...`, runs
 # COMMAND in the network namespace named HOST, through a shell as ssh would.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Driving mplua in a real terminal: a tmux server of the test's own (its
 # own socket), one window running the command, keys typed with send-keys and
 # the screen read with capture-pane. Each step waits for what it expects to
