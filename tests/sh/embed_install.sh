@@ -28,8 +28,11 @@ for f in bin/mplua lib/libmplua.so lib/libmplua.so.0 lib/libmplua.a include/mplu
   [ -e "$p/$f" ] || fail "install: $f is missing"
 done
 [ "$(ls "$p/include/mplua")" = mplua.h ] || fail "install: headers other than mplua.h: $(ls "$p/include/mplua")"
-# one namespace: the modules mp and ad, the Lua library under mplua.
-[ "$(ls "$p/lib/lua/5.4" | tr '\n' ' ')" = "ad.so mp.so " ] || fail "C modules: $(ls "$p/lib/lua/5.4")"
+# one namespace: the modules mp and ad, the Lua library under mplua (and
+# mp.fft's FFTW plug-in, mplua/fftw.so, when FFTW was found).
+c=$(ls "$p/lib/lua/5.4" | tr '\n' ' ')
+[ "$c" = "ad.so mp.so " ] || { [ "$c" = "ad.so mp.so mplua " ] && [ "$(ls "$p/lib/lua/5.4/mplua")" = fftw.so ]; } ||
+  fail "C modules: $(ls -R "$p/lib/lua/5.4")"
 [ "$(ls "$p/share/lua/5.4")" = mplua ] || fail "top-level Lua modules: $(ls "$p/share/lua/5.4")"
 readelf -d "$p/lib/libmplua.so" | grep -q 'SONAME.*\[libmplua\.so\.0\]' || fail "no SONAME libmplua.so.0"
 readelf -d "$p/bin/mplua" | grep -q 'NEEDED.*\[libmplua\.so\.0\]' || fail "bin/mplua does not link libmplua.so.0"
