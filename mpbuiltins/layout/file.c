@@ -106,10 +106,11 @@ static void open_comm(mpb_state *st, mpb_comm *c, io *f) {
   MPI_Group all, sub;
   note(f, MPI_Comm_group(st->ccomm, &all), "MPI_Comm_group");
   note(f, MPI_Group_incl(all, c->size, c->ranks, &sub), "MPI_Group_incl");
-  note(f, MPI_Comm_create_group(st->ccomm, sub, 0x6d70 /* "mp" */, &f->comm), "MPI_Comm_create_group");
-  MPI_Group_free(&sub);
-  MPI_Group_free(&all);
-  f->own_comm = f->rc == MPI_SUCCESS;
+  int rc = MPI_Comm_create_group(st->ccomm, sub, 0x6d70 /* "mp" */, &f->comm);
+  note(f, rc, "MPI_Comm_create_group");
+  note(f, MPI_Group_free(&sub), "MPI_Group_free");
+  note(f, MPI_Group_free(&all), "MPI_Group_free");
+  f->own_comm = rc == MPI_SUCCESS;
 }
 
 /* The box of rank me of layout y as a view of the file after offset: a
@@ -149,8 +150,8 @@ static void set_view(const mpb_lay *y, int me, MPI_Offset offset, io *f) {
 
 static void close_io(io *f) {
   if (f->fh != MPI_FILE_NULL) note(f, MPI_File_close(&f->fh), "MPI_File_close");
-  if (f->own_ftype) MPI_Type_free(&f->ftype), f->own_ftype = 0;
-  if (f->own_comm) MPI_Comm_free(&f->comm), f->own_comm = 0;
+  if (f->own_ftype) note(f, MPI_Type_free(&f->ftype), "MPI_Type_free"), f->own_ftype = 0;
+  if (f->own_comm) note(f, MPI_Comm_free(&f->comm), "MPI_Comm_free"), f->own_comm = 0;
 }
 
 typedef struct { MPI_Request req[2]; int n, rc; } reqs;
