@@ -12,7 +12,7 @@
 #   P/share/man/man1/mplua.1, man3/mplua.3
 #   P/share/doc/mplua/examples/
 # Every file belongs to one component, which is one Debian package
-# (scripts/cmake/package.cmake): lib, dev, lua, bin.
+# (scripts/cmake/package.cmake): lib, dev, lua, bin (and fftw).
 include(CMakePackageConfigHelpers)
 set(MPLUA_INSTALL_CMODDIR ${CMAKE_INSTALL_LIBDIR}/lua/5.4)
 set(MPLUA_INSTALL_LUADIR ${CMAKE_INSTALL_DATADIR}/lua/5.4)
@@ -32,7 +32,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/lib/lua/5.4/mp.so ${CMAKE_CURRENT_BINA
 file(GLOB MPLUA_LUA_LIB CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/lib/*.lua)
 install(FILES ${MPLUA_LUA_LIB} DESTINATION ${MPLUA_INSTALL_LUADIR}/mplua COMPONENT lua)
 if(MPLUA_HAVE_FFTW) # the plug-in beside mp.so, found through package.cpath (interp/libdir.c)
-  install(TARGETS mplua_fftw LIBRARY DESTINATION ${MPLUA_INSTALL_CMODDIR}/mplua COMPONENT lua)
+  install(TARGETS mplua_fftw LIBRARY DESTINATION ${MPLUA_INSTALL_CMODDIR}/mplua COMPONENT fftw)
 endif()
 
 install(TARGETS mplua RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT bin)

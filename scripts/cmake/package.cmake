@@ -8,6 +8,9 @@
 #                       package, mplua(3)
 #   lua-mplua     lua   mp.so and ad.so for stock lua5.4, the Lua library (mplua.*)
 #   mplua         bin   the program, mplua(1), the examples
+#   lua-mplua-fftw fftw mp.fft's FFTW plug-in (when FFTW was found): FFTW is
+#                       GPL-2+, so the one file that links it is a package
+#                       of its own that nothing else depends on
 # Dependencies on other packages come from dpkg-shlibdeps (run-time
 # libraries) plus the ones named below; between these packages, the same
 # version exactly.
@@ -23,6 +26,9 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL lib dev lua bin)
+if(MPLUA_HAVE_FFTW)
+  list(APPEND CPACK_COMPONENTS_ALL fftw)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
@@ -67,6 +73,13 @@ set(CPACK_COMPONENT_BIN_DESCRIPTION "Message Passing Lua: the mplua program
 Lua 5.4 on every rank of an MPI job: rank 0 runs a script or a prompt
 (mplua -n 4 starts the job and stays in front of it), the other ranks
 run the parallel tasks rank 0 starts.")
+set(CPACK_DEBIAN_FFTW_PACKAGE_NAME lua-mplua-fftw)
+set(CPACK_DEBIAN_FFTW_PACKAGE_SECTION interpreters)
+set(CPACK_DEBIAN_FFTW_PACKAGE_DEPENDS "lua-mplua ${_same}")
+set(CPACK_COMPONENT_FFTW_DESCRIPTION "Message Passing Lua: local FFTs for mp.fft (FFTW)
+The module mplua.fftw, which mp.fft loads for its local transforms. It
+links FFTW 3, which is GPL-2+: this package as distributed is under the
+GPL-2+ (the rest of mplua is MIT).")
 unset(_same)
 
 # Debian's copyright and changelog files in each package's documentation
@@ -81,7 +94,7 @@ if(MPLUA_GZIP)
   add_custom_target(mplua_deb_changelog ALL DEPENDS ${_changelog}.gz)
   set(_changelog ${_changelog}.gz)
 endif()
-foreach(comp lib dev lua bin)
+foreach(comp ${CPACK_COMPONENTS_ALL})
   string(TOUPPER ${comp} _c)
   install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/scripts/debian/copyright ${_changelog}
     DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${CPACK_DEBIAN_${_c}_PACKAGE_NAME}

@@ -78,6 +78,17 @@ grep -E "^($lib/lua/5.4|usr/share/lua/5.4)/." lua-mplua.files |
   grep -vxE "$lib/lua/5.4/(mp|ad)\.so|usr/share/lua/5.4/mplua(/[a-z_]+\.lua)?" >stray || true
 [ ! -s stray ] || fail "lua-mplua: modules outside mp, ad and mplua.*: $(tr '\n' ' ' <stray)"
 grep -q "mp.so -> \.\./\.\./libmplua\.so\.0" lua-mplua.list || fail "mp.so is not a link to libmplua.so.0"
+# mp.fft's FFTW plug-in (GPL-2+ through FFTW) is a package of its own, when FFTW is here
+if pkg-config --exists fftw3 fftw3f; then
+  deb lua-mplua-fftw >/dev/null 2>&1 || fail "no package lua-mplua-fftw: $(ls pkg)"
+  dpkg-deb -c "$(deb lua-mplua-fftw)" | awk '{ print $6 }' | sed 's|^\./||; s|/$||' >fftw.files
+  grep -qx "$lib/lua/5.4/mplua/fftw.so" fftw.files || fail "lua-mplua-fftw has no /$lib/lua/5.4/mplua/fftw.so"
+  grep -qx "usr/share/doc/lua-mplua-fftw/copyright" fftw.files || fail "lua-mplua-fftw: no copyright"
+  dpkg-deb -f "$(deb lua-mplua-fftw)" Depends | grep -q "lua-mplua $same" ||
+    fail "lua-mplua-fftw does not depend on lua-mplua $same"
+  dpkg-deb -f "$(deb lua-mplua-fftw)" Depends | grep -q "libfftw3-double3" ||
+    fail "lua-mplua-fftw does not depend on libfftw3-double3 (shlibdeps)"
+fi
 
 # dependencies: run-time packages only, and ours at the same version
 for p in libmplua0 lua-mplua mplua; do
