@@ -45,7 +45,14 @@ static inline mpb_cplx mpb_cdiv(mpb_cplx a, mpb_cplx b) {
   return mpb_cx((a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl);
 }
 
-static inline double _Complex mpb_c99(mpb_cplx a) { return CMPLX(a.re, a.im); }
+/* Built part by part (a complex is laid out as double[2], C11 6.2.5): CMPLX
+** is not in every compiler's <complex.h> (glibc's needs GCC), and re + im*I
+** turns an infinite imaginary part into NaNs. */
+static inline double _Complex mpb_c99(mpb_cplx a) {
+  union { double _Complex z; double p[2]; } u;
+  u.p[0] = a.re, u.p[1] = a.im;
+  return u.z;
+}
 static inline mpb_cplx mpb_cfrom99(double _Complex z) { return mpb_cx(creal(z), cimag(z)); }
 
 /* a^b: integer exponents up to 64 in size by repeated squaring (exact where
