@@ -106,7 +106,30 @@ static int alignment_of(const void *p, int single) {
 static const mpb_fft_backend backend = {MPB_FFT_BACKEND_VERSION, "FFTW 3", plan, execute, destroy,
                                         alignment_of};
 
+/* FFTW's planner keeps its tables (twiddles, wisdom) for the process until
+** fftw_cleanup. They are released when the last Lua state that loaded this
+** module closes: a count, because FFTW's planner is itself one per process.
+** The sentinel is made when the module loads, before any plan, so Lua
+** finalizes it after every plan (and before the module is unloaded). */
+static int states;
+
+static int cleanup(lua_State *L) {
+  (void)L;
+  if (--states == 0) {
+    fftw_cleanup();
+    fftwf_cleanup();
+  }
+  return 0;
+}
+
 int luaopen_mplua_fftw(lua_State *L) {
+  lua_newuserdatauv(L, 0, 0);
+  lua_newtable(L);
+  lua_pushcfunction(L, cleanup);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mplua.fftw.cleanup");
+  states++;
   lua_pushlightuserdata(L, (void *)&backend);
   lua_setfield(L, LUA_REGISTRYINDEX, MPB_FFT_BACKEND_KEY);
   lua_pushstring(L, fftw_version);
