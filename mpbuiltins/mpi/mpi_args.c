@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** What every mpi call shares: its arguments checked (communicator, ranks,
+** tags) with errors that name the function, the argument and the rank;
+** statuses; the send of one value with its tag.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "array/array.h"
+#include "mpi/mpi.h"
+
+mpb_comm *mpb_mpi_comm(lua_State *L, mpb_state *st, int idx, const char *fname) {
+  if (!lua_isnoneornil(L, idx)) return mpb_comm_check(L, st, idx, fname);
+  if (lua_gettop(L) < idx) lua_settop(L, idx);
+  mpb_comm_pushworld(L);
+  lua_replace(L, idx);
+  mpb_check_task(L, st, fname);
+  return lua_touserdata(L, idx);
+}
+
+static int rank_arg(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int any,
+                    const char *fname, const char *what) {
+  int ok;
+  lua_Integer r = lua_tointegerx(L, idx, &ok);
+  if (ok && (r == MPB_MPI_PROC_NULL || (any && r == MPB_MPI_ANY_SOURCE))) return (int)r;
+  if (ok && r >= 0 && r < c->size) return (int)r;
+  if (!ok)
+    return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s rank expected, got %s)",
+                      idx, fname, st->rank, st->size, what, luaL_typename(L, idx));
+  return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s rank %I out of range "
+                    "0..%d%s)", idx, fname, st->rank, st->size, what, (LUAI_UACINT)r, c->size - 1,
+                    any ? ", PROC_NULL or ANY_SOURCE" : " or PROC_NULL");
+}
+
+int mpb_mpi_dest(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, const char *fname) {
+  return rank_arg(L, st, c, idx, 0, fname, "destination");
+}
+
+int mpb_mpi_source(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, const char *fname) {
+  return rank_arg(L, st, c, idx, 1, fname, "source");
+}
+
+int mpb_mpi_tag(lua_State *L, mpb_state *st, int idx, int any, const char *fname) {
+  int ok;
+  lua_Integer t = lua_tointegerx(L, idx, &ok);
+  if (ok && ((t >= 0 && t <= st->tag_ub) || (any && t == MPB_MPI_ANY_TAG))) return (int)t;
+  if (!ok)
+    return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " tag expected, got %s)",
+                      idx, fname, st->rank, st->size, luaL_typename(L, idx));
+  return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " tag %I %s: tags are "
+                    "0..TAG_UB (%d)%s)", idx, fname, st->rank, st->size, (LUAI_UACINT)t,
+                    t < 0 ? "is negative" : "is above TAG_UB", st->tag_ub,
+                    any ? " or ANY_TAG" : "");
+}
+
+void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag) {
+  char t[24];
+  if (tag == MPB_MPI_ANY_TAG) snprintf(t, sizeof t, "ANY_TAG");
+  else snprintf(t, sizeof t, "tag %d", tag);
+  if (src == MPB_MPI_ANY_SOURCE) snprintf(buf, n, "%s(ANY_SOURCE, %s)", fname, t);
+  else snprintf(buf, n, "%s(%s)", fname, t);
+}
+
+static void status(lua_State *L, int source, int tag, lua_Integer count, int cancelled) {
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, source);
+  lua_setfield(L, -2, "source");
+  lua_pushinteger(L, tag);
+  lua_setfield(L, -2, "tag");
+  lua_pushinteger(L, count);
+  lua_setfield(L, -2, "count");
+  if (cancelled) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, -2, "cancelled");
+  }
+}
+
+void mpb_mpi_push_null(lua_State *L, int cancelled) {
+  lua_pushnil(L);
+  status(L, cancelled ? MPB_MPI_ANY_SOURCE : MPB_MPI_PROC_NULL, MPB_MPI_ANY_TAG, 0, cancelled);
+}
+
+void mpb_mpi_push_status(lua_State *L, const mpb_comm *c, const mpb_msg *m) {
+  mpb_uhdr h = mpb_msg_hdr(m);
+  status(L, c->of_world[m->src], h.aux, (lua_Integer)(m->len - sizeof h), 0);
+}
+
+int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
+                 const char *fname) {
+  mpb_uhdr h = mpb_msg_hdr(m);
+  int src = c->of_world[m->src];
+  lua_Integer bytes = (lua_Integer)(m->len - sizeof h);
+  luaL_checkstack(L, 4, fname);
+  int base = lua_gettop(L);
+  int n = mpb_push_msg(L, st, m, fname);
+  if (n != 1) { /* one value a message */
+    lua_settop(L, base);
+    lua_pushnil(L);
+  }
+  const mpb_array *a = mpb_array_test(L, -1);
+  lua_Integer count = a ? (lua_Integer)a->n
+                        : lua_type(L, -1) == LUA_TSTRING ? (lua_Integer)lua_rawlen(L, -1) : bytes;
+  status(L, src, h.aux, count, 0);
+  return 2;
+}
+
+void mpb_mpi_send(lua_State *L, mpb_state *st, const mpb_comm *c, int vidx, int dest, int tag,
+                  uint32_t token, uint64_t ids[2], const char *fname) {
+  struct mpb_wbuf *b = mpb_encode_msg(L, vidx, 1, fname, 1, sizeof(mpb_uhdr));
+  mpb_uhdr h = {0, c->id, token ? MPB_MPI_F_SSEND : 0, token, tag};
+  mpb_send(L, st, c->ranks[dest], MPB_CH_MPI, b, 1, &h, ids);
+  lua_pop(L, 1);
+}
