@@ -27,8 +27,19 @@
 #define MPB_MPI_ANY_TAG (-1)
 #define MPB_MPI_UNDEFINED (-32766)
 
-#define MPB_MPI_F_SSEND 1u /* header flags: a synchronous send (token in seq) */
-#define MPB_MPI_F_ACK 2u   /* its acknowledgement (token in seq, no body) */
+#define MPB_MPI_F_SSEND 1u /* header flags: a synchronous send (with a token) */
+#define MPB_MPI_F_ACK 2u   /* its acknowledgement (the same token, no body) */
+#define MPB_MPI_TOKEN_SHIFT 2 /* the token's bits in flags (within MPB_UF_USER) */
+#define MPB_MPI_TOKENS 0x3fffu
+static inline uint32_t mpb_mpi_token(uint32_t flags) {
+  return (flags >> MPB_MPI_TOKEN_SHIFT) & MPB_MPI_TOKENS;
+}
+/* The next token, 1..MPB_MPI_TOKENS (0: none); unique among a rank's
+** unacknowledged synchronous sends unless 16383 are in flight at once. */
+static inline uint32_t mpb_mpi_next_token(uint32_t *tokens) {
+  *tokens = *tokens % MPB_MPI_TOKENS + 1;
+  return *tokens;
+}
 #define MPB_MPI_ACKS 64    /* acknowledgements owed before they are sent */
 
 typedef struct mpb_mpireq mpb_mpireq;

@@ -9,6 +9,7 @@
 
 #include "array/array.h"
 #include "mpi/mpi.h"
+#include "wire/wire.h"
 
 mpb_comm *mpb_mpi_comm(lua_State *L, mpb_state *st, int idx, const char *fname) {
   if (!lua_isnoneornil(L, idx)) return mpb_comm_check(L, st, idx, fname);
@@ -83,14 +84,13 @@ void mpb_mpi_push_null(lua_State *L, int cancelled) {
 
 void mpb_mpi_push_status(lua_State *L, const mpb_comm *c, const mpb_msg *m) {
   mpb_uhdr h = mpb_msg_hdr(m);
-  status(L, c->of_world[m->src], h.aux, (lua_Integer)(m->len - sizeof h), 0);
+  status(L, c->of_world[m->src], h.aux, h.seq, 0);
 }
 
 int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
                  const char *fname) {
   mpb_uhdr h = mpb_msg_hdr(m);
   int src = c->of_world[m->src];
-  lua_Integer bytes = (lua_Integer)(m->len - sizeof h);
   luaL_checkstack(L, 4, fname);
   int base = lua_gettop(L);
   int n = mpb_push_msg(L, st, m, fname);
@@ -98,17 +98,21 @@ int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
     lua_settop(L, base);
     lua_pushnil(L);
   }
-  const mpb_array *a = mpb_array_test(L, -1);
-  lua_Integer count = a ? (lua_Integer)a->n
-                        : lua_type(L, -1) == LUA_TSTRING ? (lua_Integer)lua_rawlen(L, -1) : bytes;
-  status(L, src, h.aux, count, 0);
+  status(L, src, h.aux, h.seq, 0);
   return 2;
 }
 
 void mpb_mpi_send(lua_State *L, mpb_state *st, const mpb_comm *c, int vidx, int dest, int tag,
                   uint32_t token, uint64_t ids[2], const char *fname) {
+  /* the status's count travels in seq: elements of an array, bytes of a
+  ** string, else the bytes of the encoded value */
+  const mpb_array *a = mpb_array_test(L, vidx);
+  size_t count = a ? (size_t)a->n : lua_type(L, vidx) == LUA_TSTRING ? lua_rawlen(L, vidx) : 0;
   struct mpb_wbuf *b = mpb_encode_msg(L, vidx, 1, fname, 1, sizeof(mpb_uhdr));
-  mpb_uhdr h = {0, c->id, token ? MPB_MPI_F_SSEND : 0, token, tag};
+  if (!a && lua_type(L, vidx) != LUA_TSTRING) count = b->len + b->extlen - sizeof(mpb_uhdr);
+  if (count > UINT32_MAX) count = UINT32_MAX;
+  mpb_uhdr h = {0, c->id, token ? MPB_MPI_F_SSEND | token << MPB_MPI_TOKEN_SHIFT : 0,
+                (uint32_t)count, tag};
   mpb_send(L, st, c->ranks[dest], MPB_CH_MPI, b, 1, &h, ids);
   lua_pop(L, 1);
 }

@@ -101,7 +101,7 @@ mpb_msg *mpb_mpi_match(mpb_mpi *M, const mpb_comm *c, int src, int tag, int take
     if (h.flags & MPB_MPI_F_SSEND) {
       M->acks[M->nacks].dst = best->src;
       M->acks[M->nacks].comm = h.comm;
-      M->acks[M->nacks].token = h.seq;
+      M->acks[M->nacks].token = mpb_mpi_token(h.flags);
       M->nacks++;
     }
   }
@@ -148,7 +148,7 @@ int mpb_mpi_take_ack(mpb_mpi *M, int w, uint32_t comm, uint32_t token) {
   mpb_msg *p = NULL;
   for (mpb_msg *m = q->head; m; p = m, m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
-    if ((h.flags & MPB_MPI_F_ACK) && h.comm == comm && h.seq == token &&
+    if ((h.flags & MPB_MPI_F_ACK) && h.comm == comm && mpb_mpi_token(h.flags) == token &&
         h.task == M->st->task) {
       unlink_msg(q, m, p);
       mpb_msg_free(m);
@@ -162,7 +162,8 @@ void mpb_mpi_flush(lua_State *L, mpb_mpi *M) {
   mpb_state *st = M->st;
   while (M->nacks > 0) {
     M->nacks--;
-    mpb_uhdr h = {st->task, M->acks[M->nacks].comm, MPB_MPI_F_ACK, M->acks[M->nacks].token, 0};
+    mpb_uhdr h = {st->task, M->acks[M->nacks].comm,
+                  MPB_MPI_F_ACK | M->acks[M->nacks].token << MPB_MPI_TOKEN_SHIFT, 0, 0};
     mpb_send_bytes(L, st, M->acks[M->nacks].dst, MPB_CH_MPI, (char *)&h, sizeof h, 0);
   }
 }

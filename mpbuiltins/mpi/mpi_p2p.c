@@ -51,7 +51,7 @@ static int Ssend(lua_State *L) {
   int tag = mpb_mpi_tag(L, st, 3, 0, "mpi.Ssend");
   if (dest == MPB_MPI_PROC_NULL) return 0;
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
-  uint32_t token = ++M->tokens ? M->tokens : ++M->tokens;
+  uint32_t token = mpb_mpi_next_token(&M->tokens);
   mpb_mpi_send(L, st, c, 1, dest, tag, token, NULL, "mpi.Ssend");
   acked a = {M, c->ranks[dest], c->id, token, 0};
   if (!ready_ack(st, &a)) {

@@ -127,7 +127,7 @@ static int isend(lua_State *L, int sync, const char *fname) {
     r->state = MPB_RQ_READY;
     return 1;
   }
-  if (sync) r->token = ++M->tokens ? M->tokens : ++M->tokens;
+  if (sync) r->token = mpb_mpi_next_token(&M->tokens);
   int ridx = lua_gettop(L);
   mpb_mpi_send(L, st, c, 1, dest, tag, r->token, r->ids, fname);
   lua_settop(L, ridx);
@@ -205,14 +205,11 @@ static int ready_any(mpb_state *st, void *ud) {
 /* Wait (the one wait) until ready; fname's words for the whereabouts. */
 static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname, int all) {
   mpb_state *st = a->M->st;
-  if (ready(st, a)) {
+  for (int k = 0; k < 2; k++) { /* acknowledgements to itself come back at once */
+    int done = ready(st, a);
     mpb_mpi_flush(L, a->M);
-    return;
-  }
-  mpb_poll(st);
-  if (ready(st, a)) {
-    mpb_mpi_flush(L, a->M);
-    return;
+    if (done) return;
+    mpb_poll(st);
   }
   int pending = 0, stuck = 0, recv = 0;
   mpb_mpireq *one = NULL;
