@@ -3,21 +3,25 @@
 -- scheduler (MPLUA_SCHEDULE, mpbuiltins/mpi/README.md) and report the seeds
 -- whose outcome differs, with the first choice where their schedules diverged.
 --
---   mplua --nompi scripts/explore.lua [-n RANKS] [-s SEEDS] SCRIPT [ARGS...]
+--   mplua --nompi scripts/explore.lua [-n RANKS] [-s SEEDS] [-x] SCRIPT [ARGS...]
 --
+-- -n: ranks (3), -s: seeds (20), -x: stop at the first seed whose outcome
+-- differs from seed 1's.
 -- An outcome is what rank 0 printed, the exit status and the first line of
 -- the error (the script runs in batch mode, -b). Replay a seed with
 -- MPLUA_SCHEDULE=SEED mpiexec -n RANKS mplua SCRIPT. Exit status: 0 when every
 -- seed gave the same outcome, 1 when they differ, 2 on a usage error.
-local ranks, seeds, i = 3, 20, 1
+local ranks, seeds, stop, i = 3, 20, false, 1
 while arg[i] and arg[i]:sub(1, 1) == "-" do
   if arg[i] == "-n" then ranks = tonumber(arg[i + 1]); i = i + 2
   elseif arg[i] == "-s" then seeds = tonumber(arg[i + 1]); i = i + 2
+  elseif arg[i] == "-x" then stop = true; i = i + 1
   else break end
 end
 local script = arg[i]
 if not script or not ranks or not seeds or ranks < 1 or seeds < 1 then
-  io.stderr:write("usage: mplua --nompi scripts/explore.lua [-n RANKS] [-s SEEDS] SCRIPT [ARGS...]\n")
+  io.stderr:write("usage: mplua --nompi scripts/explore.lua [-n RANKS] [-s SEEDS] [-x] SCRIPT " ..
+                  "[ARGS...]\n")
   os.exit(2)
 end
 local lo = 0
@@ -64,17 +68,19 @@ local function choices(seed)
   return t
 end
 
-local outcomes, order = {}, {}
+local outcomes, order, ran = {}, {}, 0
 for seed = 1, seeds do
   local o = run(seed)
+  ran = seed
   if not outcomes[o] then
     outcomes[o] = {}
     order[#order + 1] = o
   end
   table.insert(outcomes[o], seed)
+  if stop and #order > 1 then break end
 end
 
-print(("explore: %s at %d ranks, %d seeds: %d outcome%s"):format(script, ranks, seeds, #order,
+print(("explore: %s at %d ranks, %d seeds: %d outcome%s"):format(script, ranks, ran, #order,
       #order == 1 and "" or "s"))
 for k, o in ipairs(order) do
   print(("outcome %d, seeds %s:"):format(k, table.concat(outcomes[o], " ")))
