@@ -48,6 +48,8 @@ typedef struct mpb_mpireq mpb_mpireq;
 ** upvalue of every mpi function). */
 typedef struct mpb_mpi {
   mpb_state *st;
+  mpb_comm *world;              /* mp.world (COMM_WORLD) */
+  mpb_msg *held;                /* a message taken by a wait, until its values are pushed */
   int64_t task, naborts;        /* what the posted list below belongs to */
   mpb_mpireq *posted, *posted_tail; /* receives posted by Irecv, in posting order */
   uint32_t tokens;              /* synchronous sends made */
@@ -103,8 +105,9 @@ void mpb_mpi_wait(lua_State *L, mpb_mpi *M, mpb_ready ready, void *ud, const mpb
 int mpb_mpi_candidates(mpb_mpi *M, const mpb_comm *c, int tag, int *self);
 
 /* --------------------------------------------------------- mpi_args.c */
-/* The communicator at idx, mp.world when none or nil (stored there). */
-mpb_comm *mpb_mpi_comm(lua_State *L, mpb_state *st, int idx, const char *fname);
+/* The communicator at idx (checked), mp.world when none or nil; raises
+** outside a task. */
+mpb_comm *mpb_mpi_comm(lua_State *L, mpb_mpi *M, int idx, const char *fname);
 /* A destination (comm rank or PROC_NULL) / a source (also ANY_SOURCE). */
 int mpb_mpi_dest(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, const char *fname);
 int mpb_mpi_source(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, const char *fname);
@@ -112,9 +115,11 @@ int mpb_mpi_source(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, cons
 int mpb_mpi_tag(lua_State *L, mpb_state *st, int idx, int any, const char *fname);
 /* "mpi.Recv(ANY_SOURCE, tag 7)" into buf: a wait's words. */
 void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag);
-/* Push the values of m (taken) and its status {source, tag, count}. */
+/* Push the value of m (taken) and its status (st.source, st.tag, st.count). */
 int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
                  const char *fname);
+/* Create the metatable of statuses (at opening). */
+void mpb_mpi_status_open(lua_State *L);
 /* Push the status of a receive from PROC_NULL, or of a cancelled one. */
 void mpb_mpi_push_null(lua_State *L, int cancelled);
 /* Push the status of m without taking it (probes). */

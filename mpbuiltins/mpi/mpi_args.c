@@ -11,13 +11,10 @@
 #include "mpi/mpi.h"
 #include "wire/wire.h"
 
-mpb_comm *mpb_mpi_comm(lua_State *L, mpb_state *st, int idx, const char *fname) {
-  if (!lua_isnoneornil(L, idx)) return mpb_comm_check(L, st, idx, fname);
-  if (lua_gettop(L) < idx) lua_settop(L, idx);
-  mpb_comm_pushworld(L);
-  lua_replace(L, idx);
-  mpb_check_task(L, st, fname);
-  return lua_touserdata(L, idx);
+mpb_comm *mpb_mpi_comm(lua_State *L, mpb_mpi *M, int idx, const char *fname) {
+  if (!lua_isnoneornil(L, idx)) return mpb_comm_check(L, M->st, idx, fname);
+  mpb_check_task(L, M->st, fname);
+  return M->world; /* lives for ever: nothing to anchor */
 }
 
 static int rank_arg(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, int any,
@@ -63,18 +60,53 @@ void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag) 
   else snprintf(buf, n, "%s(%s)", fname, t);
 }
 
+/* A status is a small userdata ("mp.mpi.Status"), read by field: one
+** allocation where a table takes two and three stores, on the path of every
+** receive. */
+typedef struct {
+  lua_Integer source, tag, count;
+  int cancelled;
+} status_t;
+
+static const char STATUS_MT = 0; /* its address: the metatable's key in the registry */
+
 static void status(lua_State *L, int source, int tag, lua_Integer count, int cancelled) {
-  lua_createtable(L, 0, 4);
-  lua_pushinteger(L, source);
-  lua_setfield(L, -2, "source");
-  lua_pushinteger(L, tag);
-  lua_setfield(L, -2, "tag");
-  lua_pushinteger(L, count);
-  lua_setfield(L, -2, "count");
-  if (cancelled) {
-    lua_pushboolean(L, 1);
-    lua_setfield(L, -2, "cancelled");
-  }
+  status_t *s = lua_newuserdatauv(L, sizeof *s, 0);
+  s->source = source;
+  s->tag = tag;
+  s->count = count;
+  s->cancelled = cancelled;
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &STATUS_MT);
+  lua_setmetatable(L, -2);
+}
+
+/* st.source, st.tag, st.count, st.cancelled (and C's MPI_SOURCE, MPI_TAG) */
+static int status_index(lua_State *L) {
+  const status_t *s = lua_touserdata(L, 1);
+  const char *k = lua_tostring(L, 2);
+  if (!k) return 0;
+  if (strcmp(k, "source") == 0 || strcmp(k, "MPI_SOURCE") == 0) lua_pushinteger(L, s->source);
+  else if (strcmp(k, "tag") == 0 || strcmp(k, "MPI_TAG") == 0) lua_pushinteger(L, s->tag);
+  else if (strcmp(k, "count") == 0) lua_pushinteger(L, s->count);
+  else if (strcmp(k, "cancelled") == 0) lua_pushboolean(L, s->cancelled);
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int status_tostring(lua_State *L) {
+  const status_t *s = lua_touserdata(L, 1);
+  lua_pushfstring(L, "mp.mpi.Status (source %I, tag %I, count %I%s)", (LUAI_UACINT)s->source,
+                  (LUAI_UACINT)s->tag, (LUAI_UACINT)s->count, s->cancelled ? ", cancelled" : "");
+  return 1;
+}
+
+void mpb_mpi_status_open(lua_State *L) {
+  luaL_newmetatable(L, "mp.mpi.Status");
+  lua_pushcfunction(L, status_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, status_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &STATUS_MT);
 }
 
 void mpb_mpi_push_null(lua_State *L, int cancelled) {
@@ -106,10 +138,11 @@ void mpb_mpi_send(lua_State *L, mpb_state *st, const mpb_comm *c, int vidx, int 
                   uint32_t token, uint64_t ids[2], const char *fname) {
   /* the status's count travels in seq: elements of an array, bytes of a
   ** string, else the bytes of the encoded value */
-  const mpb_array *a = mpb_array_test(L, vidx);
-  size_t count = a ? (size_t)a->n : lua_type(L, vidx) == LUA_TSTRING ? lua_rawlen(L, vidx) : 0;
+  int t = lua_type(L, vidx);
+  const mpb_array *a = t == LUA_TUSERDATA ? mpb_array_test(L, vidx) : NULL;
+  size_t count = a ? (size_t)a->n : t == LUA_TSTRING ? lua_rawlen(L, vidx) : 0;
   struct mpb_wbuf *b = mpb_encode_msg(L, vidx, 1, fname, 1, sizeof(mpb_uhdr));
-  if (!a && lua_type(L, vidx) != LUA_TSTRING) count = b->len + b->extlen - sizeof(mpb_uhdr);
+  if (!a && t != LUA_TSTRING) count = b->len + b->extlen - sizeof(mpb_uhdr);
   if (count > UINT32_MAX) count = UINT32_MAX;
   mpb_uhdr h = {0, c->id, token ? MPB_MPI_F_SSEND | token << MPB_MPI_TOKEN_SHIFT : 0,
                 (uint32_t)count, tag};

@@ -19,7 +19,7 @@
 /* mpi.Send(v, dest, tag[, comm]) */
 static int Send(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
-  mpb_comm *c = mpb_mpi_comm(L, M->st, 4, "mpi.Send");
+  mpb_comm *c = mpb_mpi_comm(L, M, 4, "mpi.Send");
   int dest = mpb_mpi_dest(L, M->st, c, 2, "mpi.Send");
   int tag = mpb_mpi_tag(L, M->st, 3, 0, "mpi.Send");
   if (dest == MPB_MPI_PROC_NULL) return 0;
@@ -46,7 +46,7 @@ static int ready_ack(mpb_state *st, void *ud) {
 static int Ssend(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_comm *c = mpb_mpi_comm(L, st, 4, "mpi.Ssend");
+  mpb_comm *c = mpb_mpi_comm(L, M, 4, "mpi.Ssend");
   int dest = mpb_mpi_dest(L, st, c, 2, "mpi.Ssend");
   int tag = mpb_mpi_tag(L, st, 3, 0, "mpi.Ssend");
   if (dest == MPB_MPI_PROC_NULL) return 0;
@@ -73,15 +73,17 @@ typedef struct {
   mpb_mpi *M;
   const mpb_comm *c;
   int src, tag;
-  mpb_msg **slot; /* the held message ("mp.Msg" on the stack) */
 } want;
 
+/* The message taken goes to M->held: an error raised before its values are
+** pushed (an acknowledgement's send) leaves it there, freed by the next
+** receive, never lost track of. */
 static int ready_recv(mpb_state *st, void *ud) {
   want *w = ud;
-  if (*w->slot) return 1;
+  if (w->M->held) return 1;
   mpb_mpi_settle(w->M); /* receives posted earlier match first */
-  *w->slot = mpb_mpi_match(w->M, w->c, w->src, w->tag, 1);
-  return *w->slot != NULL;
+  w->M->held = mpb_mpi_match(w->M, w->c, w->src, w->tag, 1);
+  return w->M->held != NULL;
 }
 
 static void never(lua_State *L, mpb_state *st, const mpb_comm *c, int src, const char *fname) {
@@ -90,11 +92,15 @@ static void never(lua_State *L, mpb_state *st, const mpb_comm *c, int src, const
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
 }
 
-/* Wait for the message a receive takes; pushes its holder and returns it. */
+/* Wait for the message a receive takes (the caller owns it). */
 static mpb_msg *recv_msg(lua_State *L, mpb_mpi *M, const mpb_comm *c, int src, int tag,
                          const char *fname) {
   mpb_state *st = M->st;
-  want w = {M, c, src, tag, mpb_msg_hold(L, NULL)};
+  want w = {M, c, src, tag};
+  if (M->held) { /* left by a receive that raised */
+    mpb_msg_free(M->held);
+    M->held = NULL;
+  }
   if (src == MPB_MPI_ANY_SOURCE && M->sched && c->size > 1)
     mpb_mpi_sched_gather(L, M, c, tag, fname);
   if (!ready_recv(st, &w)) {
@@ -107,17 +113,16 @@ static mpb_msg *recv_msg(lua_State *L, mpb_mpi *M, const mpb_comm *c, int src, i
       mpb_mpi_wait(L, M, ready_recv, &w, &d);
     }
   }
-  mpb_mpi_flush(L, M);
-  mpb_msg *m = *w.slot;
-  *w.slot = NULL;
-  lua_pop(L, 1);
+  if (M->nacks) mpb_mpi_flush(L, M);
+  mpb_msg *m = M->held;
+  M->held = NULL;
   return m;
 }
 
 /* mpi.Recv(source, tag[, comm]) -> v, status */
 static int Recv(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
-  mpb_comm *c = mpb_mpi_comm(L, M->st, 3, "mpi.Recv");
+  mpb_comm *c = mpb_mpi_comm(L, M, 3, "mpi.Recv");
   int src = mpb_mpi_source(L, M->st, c, 1, "mpi.Recv");
   int tag = mpb_mpi_tag(L, M->st, 2, 1, "mpi.Recv");
   lua_settop(L, 3);
@@ -134,7 +139,7 @@ static int Recv(lua_State *L) {
 static int Sendrecv(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_comm *c = mpb_mpi_comm(L, st, 6, "mpi.Sendrecv");
+  mpb_comm *c = mpb_mpi_comm(L, M, 6, "mpi.Sendrecv");
   int dest = mpb_mpi_dest(L, st, c, 2, "mpi.Sendrecv");
   int stag = mpb_mpi_tag(L, st, 3, 0, "mpi.Sendrecv");
   int src = mpb_mpi_source(L, st, c, 4, "mpi.Sendrecv");
@@ -191,7 +196,7 @@ static int ready_probe(mpb_state *st, void *ud) {
 static int probe(lua_State *L, int block, const char *fname) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_comm *c = mpb_mpi_comm(L, st, 3, fname);
+  mpb_comm *c = mpb_mpi_comm(L, M, 3, fname);
   int src = mpb_mpi_source(L, st, c, 1, fname);
   int tag = mpb_mpi_tag(L, st, 2, 1, fname);
   if (!block) lua_pushboolean(L, 1);
@@ -231,6 +236,8 @@ static int state_gc(lua_State *L) {
   mpb_mpi *M = lua_touserdata(L, 1);
   free(M->log);
   M->log = NULL;
+  mpb_msg_free(M->held);
+  M->held = NULL;
   return 0;
 }
 
@@ -247,6 +254,9 @@ void mpb_open_mpi(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   mpb_mpi_sched_init(M);
+  mpb_comm_pushworld(L);
+  M->world = lua_touserdata(L, -1);
+  lua_pop(L, 1);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, STATE_MT); /* lives as long as L */
   static const luaL_Reg funcs[] = {
@@ -254,6 +264,7 @@ void mpb_open_mpi(lua_State *L) {
       {"Sendrecv_replace", Sendrecv_replace}, {"Probe", Probe}, {"Iprobe", Iprobe},
       {NULL, NULL}};
   luaL_setfuncs(L, funcs, 1); /* each with the state as upvalue 1 */
+  mpb_mpi_status_open(L);
   mpb_mpi_req_funcs(L);
   static const struct { const char *name; lua_Integer v; } k[] = {
       {"ANY_SOURCE", MPB_MPI_ANY_SOURCE}, {"ANY_TAG", MPB_MPI_ANY_TAG},

@@ -16,13 +16,13 @@
 #define REQ_MT "mp.mpi.Request"
 
 /* A new request on the communicator at cidx, inert until it is filled in. */
-static mpb_mpireq *req_new(lua_State *L, mpb_mpi *M, int cidx, int kind) {
+static mpb_mpireq *req_new(lua_State *L, mpb_mpi *M, const mpb_comm *c, int cidx, int kind) {
   mpb_mpireq *r = lua_newuserdatauv(L, sizeof *r, 1);
   memset(r, 0, sizeof *r);
-  lua_pushvalue(L, cidx); /* keeps the communicator alive */
+  lua_pushvalue(L, cidx); /* keeps the communicator alive (nil: mp.world) */
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, REQ_MT);
-  r->c = lua_touserdata(L, cidx);
+  r->c = c;
   r->task = M->st->task;
   r->naborts = M->st->naborts;
   r->kind = kind;
@@ -115,11 +115,11 @@ static int deliver(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname) {
 static int isend(lua_State *L, int sync, const char *fname) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_comm *c = mpb_mpi_comm(L, st, 4, fname);
+  mpb_comm *c = mpb_mpi_comm(L, M, 4, fname);
   int dest = mpb_mpi_dest(L, st, c, 2, fname);
   int tag = mpb_mpi_tag(L, st, 3, 0, fname);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
-  mpb_mpireq *r = req_new(L, M, 4, sync ? MPB_RQ_SSEND : MPB_RQ_SEND);
+  mpb_mpireq *r = req_new(L, M, c, 4, sync ? MPB_RQ_SSEND : MPB_RQ_SEND);
   r->peer = dest;
   r->tag = tag;
   r->ids[0] = 1; /* none: complete */
@@ -142,11 +142,11 @@ static int Issend(lua_State *L) { return isend(L, 1, "mpi.Issend"); }
 static int Irecv(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_comm *c = mpb_mpi_comm(L, st, 3, "mpi.Irecv");
+  mpb_comm *c = mpb_mpi_comm(L, M, 3, "mpi.Irecv");
   int src = mpb_mpi_source(L, st, c, 1, "mpi.Irecv");
   int tag = mpb_mpi_tag(L, st, 2, 1, "mpi.Irecv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
-  mpb_mpireq *r = req_new(L, M, 3, MPB_RQ_RECV);
+  mpb_mpireq *r = req_new(L, M, c, 3, MPB_RQ_RECV);
   r->peer = src;
   r->tag = tag;
   if (src == MPB_MPI_PROC_NULL) {
