@@ -231,6 +231,16 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
   mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send completes by itself */
 }
 
+/* One look for a Test call: ready now, or after a poll; the
+** acknowledgements owed are sent; a polling loop stays abortable. */
+static int test_reqs(lua_State *L, reqs *a, mpb_ready ready) {
+  mpb_state *st = a->M->st;
+  int done = ready(st, a) || (mpb_poll(st), ready(st, a));
+  mpb_mpi_flush(L, a->M);
+  if (!done) mpb_check_abort(L, st);
+  return done;
+}
+
 /* The requests of the list at idx into a userdata array (pushed). */
 static reqs list_reqs(lua_State *L, mpb_mpi *M, int idx, const char *fname) {
   static uint64_t stamps;
@@ -278,13 +288,7 @@ static int Test(lua_State *L) {
   mpb_mpireq *r = req_check(L, M->st, 1, "mpi.Test");
   lua_settop(L, 1);
   reqs a = {M, &r, 1, 0};
-  if (!ready_all(M->st, &a)) {
-    mpb_poll(M->st);
-    ready_all(M->st, &a);
-  }
-  mpb_mpi_flush(L, M);
-  if (a.i < 1) {
-    mpb_check_abort(L, M->st); /* a polling loop stays abortable */
+  if (!test_reqs(L, &a, ready_all)) {
     lua_pushboolean(L, 0);
     return 1;
   }
@@ -309,10 +313,7 @@ static int waitall(lua_State *L, int test, const char *fname) {
   lua_settop(L, 1);
   reqs a = list_reqs(L, M, 1, fname);
   if (test) {
-    int done = ready_all(M->st, &a) || (mpb_poll(M->st), ready_all(M->st, &a));
-    mpb_mpi_flush(L, M);
-    if (!done) {
-      mpb_check_abort(L, M->st);
+    if (!test_reqs(L, &a, ready_all)) {
       lua_pushboolean(L, 0);
       return 1;
     }
@@ -352,10 +353,7 @@ static int waitany(lua_State *L, int test, const char *fname) {
     return 1 + test;
   }
   if (test) {
-    int done = ready_any(M->st, &a) || (mpb_poll(M->st), ready_any(M->st, &a));
-    mpb_mpi_flush(L, M);
-    if (!done) {
-      mpb_check_abort(L, M->st);
+    if (!test_reqs(L, &a, ready_any)) {
       lua_pushboolean(L, 0);
       return 1;
     }
@@ -383,12 +381,7 @@ static int waitsome(lua_State *L, int test, const char *fname) {
     return 1;
   }
   if (test) {
-    if (!ready_any(M->st, &a)) {
-      mpb_poll(M->st);
-      ready_any(M->st, &a);
-    }
-    mpb_mpi_flush(L, M);
-    mpb_check_abort(L, M->st);
+    test_reqs(L, &a, ready_any);
   } else {
     MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 2, -1, 0, 0);
     wait_reqs(L, &a, ready_any, fname, 0);
