@@ -58,6 +58,7 @@ typedef struct mpb_mpi {
   /* the seeded scheduler (mpi_sched.c) */
   int sched;                    /* MPLUA_SCHEDULE is set */
   uint64_t seed, rng, decisions;
+  int64_t sched_task;           /* the generator's task numbers count from this one */
   double patience;              /* seconds a wildcard receive waits for more candidates */
   char *log;                    /* MPLUA_SCHEDULE_LOG: file of this rank's choices (malloc'ed) */
 } mpb_mpi;
@@ -132,6 +133,10 @@ void mpb_mpi_send(lua_State *L, mpb_state *st, const mpb_comm *c, int vidx, int 
 /* --------------------------------------------------------- mpi_sched.c */
 /* Read MPLUA_SCHEDULE (and MPLUA_SCHEDULE_LOG, MPLUA_SCHEDULE_WAIT). */
 void mpb_mpi_sched_init(mpb_mpi *M);
+/* Restart the generator from (seed, rank, task - sched_task) (a task's start). */
+void mpb_mpi_sched_reseed(mpb_mpi *M);
+/* mpi.Schedule(seed | nil) */
+int mpb_mpi_schedule(lua_State *L);
 /* Choose one of n candidates (the seeded scheduler; records the choice). */
 int mpb_mpi_sched_pick(mpb_mpi *M, int n, const int *srcs);
 /* A wildcard receive under the scheduler: wait until every member has a

@@ -26,9 +26,7 @@ mpb_mpi *mpb_mpi_get(lua_State *L) {
     M->nacks = 0;
     M->task = st->task;
     M->naborts = st->naborts;
-    M->rng = M->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(st->rank + 1)) ^
-             (0xc2b2ae3d27d4eb4full * (uint64_t)st->task);
-    M->decisions = 0;
+    mpb_mpi_sched_reseed(M);
   }
   return M;
 }

@@ -262,7 +262,7 @@ void mpb_open_mpi(lua_State *L) {
   static const luaL_Reg funcs[] = {
       {"Send", Send}, {"Ssend", Ssend}, {"Recv", Recv}, {"Sendrecv", Sendrecv},
       {"Sendrecv_replace", Sendrecv_replace}, {"Probe", Probe}, {"Iprobe", Iprobe},
-      {NULL, NULL}};
+      {"Schedule", mpb_mpi_schedule}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 1); /* each with the state as upvalue 1 */
   mpb_mpi_status_open(L);
   mpb_mpi_req_funcs(L);

@@ -12,7 +12,9 @@
 ** the candidates, one per sender (each sender's oldest: non-overtaking
 ** holds). Replaying the seed replays every such choice as long as the
 ** candidates are the same, which they are when the senders send within the
-** patience. MPLUA_SCHEDULE_LOG=PREFIX appends each choice to PREFIX.<rank>
+** patience. mpi.Schedule(seed) sets the seed from a script: the generator
+** then counts tasks from the one that set it, so setting the same seed in a
+** task replays that task's choices. MPLUA_SCHEDULE_LOG=PREFIX appends each choice to PREFIX.<rank>
 ** (scripts/explore.lua compares them).
 */
 #include <stdio.h>
@@ -34,6 +36,33 @@ void mpb_mpi_sched_init(mpb_mpi *M) {
     M->log = malloc(n);
     if (M->log) snprintf(M->log, n, "%s.%d", log, M->st->rank);
   }
+}
+
+void mpb_mpi_sched_reseed(mpb_mpi *M) {
+  M->rng = M->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(M->st->rank + 1)) ^
+           (0xc2b2ae3d27d4eb4full * (uint64_t)(M->st->task - M->sched_task));
+  M->decisions = 0;
+}
+
+/* mpi.Schedule(seed | nil): the scheduler on with seed (off with nil) on this
+** rank, from now: its generator restarts as at a task's start. Every rank
+** calls it alike (in a task, or in a -j file for every task). */
+int mpb_mpi_schedule(lua_State *L) {
+  mpb_mpi *M = mpb_mpi_get(L);
+  if (lua_isnoneornil(L, 1)) {
+    M->sched = 0;
+    return 0;
+  }
+  int ok;
+  lua_Integer seed = lua_tointegerx(L, 1, &ok);
+  if (!ok)
+    luaL_error(L, "bad argument #1 to 'mp.mpi.Schedule' (" MPB_RANKFMT " integer seed or nil "
+               "expected, got %s)", M->st->rank, M->st->size, luaL_typename(L, 1));
+  M->sched = 1;
+  M->seed = (uint64_t)seed;
+  M->sched_task = M->st->task; /* tasks count from here: a seed set in a task replays it */
+  mpb_mpi_sched_reseed(M);
+  return 0;
 }
 
 static uint64_t splitmix(uint64_t *x) {
