@@ -10,6 +10,7 @@
 #include "layout/laylib.h"
 #include "map/map_int.h"
 #include "mp.h"
+#include "mpi/mpi.h"
 #include "p2p/p2p.h"
 #include "tasks/tasks.h"
 #include "trace/tracer.h"
@@ -67,6 +68,7 @@ static void (*const openers[])(lua_State *L) = {
     mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, mpb_open_where,
                                                                      /* tasks/ */
     mpb_open_map,                       /* map/ */
+    mpb_open_mpi,                       /* mpi/ */
     mpb_open_trace,                     /* trace/ */
 };
 

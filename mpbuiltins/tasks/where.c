@@ -35,7 +35,7 @@ typedef struct {
   int64_t round, task;
   int32_t state, peer;
   uint32_t comm, seq;
-  char op[24];
+  char op[48];
   char line[96];
 } snap_head;
 
@@ -88,6 +88,11 @@ static void describe(mpb_state *st, snap_head *h) {
 }
 
 /* ------------------------------------------------------------ wording */
+/* The prefix of a wait's op: "mpi.Recv(...)" names its module (mp.mpi's) */
+static const char *module(const snap_head *h) {
+  return strncmp(h->op, "mpi.", 4) == 0 ? "" : "mp.";
+}
+
 static void say_state(const snap_head *h, char *buf, size_t n) {
   /* worded for one rank; collapse() turns "has" into "have" for several */
   char peer[32] = "", seq[40] = "", at[112] = "";
@@ -95,7 +100,9 @@ static void say_state(const snap_head *h, char *buf, size_t n) {
   if (h->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)h->seq);
   if (h->line[0]) snprintf(at, sizeof at, " at %s", h->line);
   switch (h->state) {
-    case S_BLOCKED: snprintf(buf, n, "waits in mp.%s%s%s%s", h->op, peer, seq, at); break;
+    case S_BLOCKED:
+      snprintf(buf, n, "waits in %s%s%s%s%s", module(h), h->op, peer, seq, at);
+      break;
     case S_FINISHED: snprintf(buf, n, "has finished the task"); break;
     case S_IDLE: snprintf(buf, n, "has not started the task"); break;
     default: snprintf(buf, n, "is running%s", at); break;
@@ -175,8 +182,9 @@ static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
     char who[64];
     if (h->peer >= 0) snprintf(who, sizeof who, "rank %d has", h->peer);
     else snprintf(who, sizeof who, n > 2 ? "every other rank has" : "the other rank has");
-    snprintf(out, cap, "mp.%s: [rank %d/%d] would wait forever: %s finished the task%s%s%s", h->op,
-             b, n, who, h->line[0] ? " (at " : "", h->line, h->line[0] ? ")" : "");
+    snprintf(out, cap, "%s%s: [rank %d/%d] would wait forever: %s finished the task%s%s%s",
+             module(h), h->op, b, n, who, h->line[0] ? " (at " : "", h->line,
+             h->line[0] ? ")" : "");
     return;
   }
   char *texts = calloc(n > 0 ? (size_t)n : 1, WHERE);

@@ -13,3 +13,7 @@ target_include_directories(heat_kernel PRIVATE ${MPLUA_GEN}/include)
 target_link_libraries(heat_kernel PRIVATE mplua_lua_headers MPI::MPI_C mplua_flags)
 set_target_properties(heat_kernel PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY
   ${CMAKE_CURRENT_BINARY_DIR}/lib/lua/5.4)
+
+# mpi_jacobi: the C translation of scripts/examples/mpi_jacobi.lua (plain MPI).
+add_executable(mpi_jacobi scripts/examples/mpi_jacobi.c)
+target_link_libraries(mpi_jacobi PRIVATE MPI::MPI_C mplua_flags)
