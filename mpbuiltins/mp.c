@@ -8,6 +8,7 @@
 #include "array/array.h"
 #include "coll/coll.h"
 #include "layout/laylib.h"
+#include "topo/topo.h"
 #include "map/map_int.h"
 #include "mp.h"
 #include "mpi/mpi.h"
@@ -65,6 +66,8 @@ static void (*const openers[])(lua_State *L) = {
     mpb_open_comm,    mpb_open_p2p,     mpb_open_request, /* p2p/ */
     mpb_open_coll,                      /* coll/ */
     mpb_open_layout,                    /* layout/ */
+    mpb_open_cart,    mpb_open_graph,   mpb_open_dist_graph, mpb_open_reorder,
+    mpb_open_neighbor,                  /* topo/ */
     mpb_open_task,    mpb_open_abort,   mpb_open_connect, mpb_open_pool, mpb_open_where,
                                                                      /* tasks/ */
     mpb_open_map,                       /* map/ */

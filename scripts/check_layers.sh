@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The house's rules, checked over the sources (DESIGN.md section 2):
 #   ad/ < mpbuiltins/ < interp/; nothing under ad/ includes a Lua or MPI header;
-#   inside mpbuiltins/: array < wire, adlib < chan < p2p < coll < layout < tasks, fftw (the FFTW
-#   plug-in, a module of its own) < map, mpi < trace < mp.c,
+#   inside mpbuiltins/: array < wire, adlib < chan < p2p < coll < layout < topo < tasks, fftw (the
+#   FFTW plug-in, a module of its own) < map, mpi < trace < mp.c,
 #   and array/, wire/, adlib/ include no MPI header;
 #   a function declared in a wing's header is defined in that wing (so no call
 #   reaches up through a header declared below its definition);
@@ -17,7 +17,11 @@ say() { echo "check_layers: $*"; bad=1; }
 level() { # the rank of a wing; unknown wings are an error
   case $1 in
     array) echo 0 ;; wire | adlib) echo 1 ;; chan) echo 2 ;; p2p) echo 3 ;; coll) echo 4 ;;
+<<<<<<< HEAD
     layout | topo) echo 5 ;; tasks | fftw) echo 6 ;; map | mpi) echo 7 ;; trace) echo 8 ;; .) echo 9 ;; *) echo -1 ;;
+=======
+    layout) echo 5 ;; topo) echo 6 ;; tasks | fftw) echo 7 ;; map | mpi) echo 8 ;; trace) echo 9 ;;
+    .) echo 10 ;; *) echo -1 ;;
   esac
 }
 

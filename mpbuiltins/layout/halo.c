@@ -142,13 +142,13 @@ static int halo(lua_State *L) {
   int nd = y->l.ndim;
   if (lua_isnil(L, 2)) mpb_lay_argerror(L, 2, fn, "halo width expected");
   mpb_lay_halo_arg(L, y, 2, fn, h.w);
-  mpb_cart *t = mpb_cart_test(L, 3);
+  mpb_lay_grid t;
   int cidx = 0;
-  if (t) {
-    int same = t->ndim == y->l.naxes;
-    for (int a = 0; same && a < t->ndim; a++) same = t->dims[a] == y->l.grid[a];
+  if (mpb_lay_grid_of(L, 3, &t)) {
+    int same = t.ndim == y->l.naxes;
+    for (int a = 0; same && a < t.ndim; a++) same = t.dims[a] == y->l.grid[a];
     if (!same) mpb_lay_argerror(L, 3, fn, "the topology's grid is not the layout's");
-    for (int k = 0; k < nd; k++) h.periodic[k] = y->l.axis[k] >= 0 && t->periodic[y->l.axis[k]];
+    for (int k = 0; k < nd; k++) h.periodic[k] = y->l.axis[k] >= 0 && t.periodic[y->l.axis[k]];
   } else if (lua_istable(L, 3)) {
     int ty = lua_getfield(L, 3, "periodic");
     if (ty == LUA_TBOOLEAN) {

@@ -472,6 +472,20 @@ static int dims(lua_State *L) {
 }
 
 /* ------------------------------------------------------------ opener */
+int mpb_lay_grid_of(lua_State *L, int idx, mpb_lay_grid *g) {
+  idx = lua_absindex(L, idx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPB_LAY_GRID_KEY) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushvalue(L, idx);
+  lua_pushlightuserdata(L, g);
+  lua_call(L, 2, 1);
+  int is = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return is;
+}
+
 void mpb_open_layout(lua_State *L) {
   int mpt = lua_gettop(L);
   luaL_newmetatable(L, MPB_LAYOUT_MT);
@@ -494,11 +508,6 @@ void mpb_open_layout(lua_State *L) {
   mpb_open_xchg(L);
   mpb_open_transpose(L);
   mpb_open_halo(L);
-  mpb_open_cart(L);
-  mpb_open_reorder(L);
-  mpb_open_graph(L);
-  mpb_open_dist_graph(L);
-  mpb_open_neighbor(L);
   mpb_open_fft(L);
   mpb_open_file(L);
 }

@@ -10,18 +10,11 @@
 **   xchg.c       the exchange of array boxes (transposes and halos): pack,
 **                tagged messages, unpack on arrival; "mp.Exchange" requests
 **   transpose.c  mp.transpose plans
-**   cart.c       mp.cart: Cartesian topologies as values
-**   graph.c      mp.graph: general graph topologies as values (weighted)
-**   dist_graph.c mp.dist_graph: a rank's graph neighbourhood from its
-**                destinations alone (in-neighbour discovery)
-**   neighbor.c   neighbourhood collectives of both, and attaching a topology
-**                to a communicator (comm:with_topology, t:attach)
 **   halo.c       halo exchanges of an array with a layout
 **   darray.c     distributed arrays: an array carrying its layout; whole-array
 **                reductions, gather, scatter, redistribute
 **   file.c       mp.save, mp.load: a distributed array in one .npy file,
 **                collectively through MPI-IO (layout_npy.c: the header)
-**   reorder.c    mp.machine, mp.reorder (layout_reorder.c maps), comm:reorder
 **   fft.c        mp.fft plans (layout_fft.c chains their layouts); fft_run.c
 **                runs them; the local transforms come from a plug-in
 **                (fft_backend.h, mpbuiltins/fftw/)
@@ -67,46 +60,18 @@ void mpb_lay_halo_arg(lua_State *L, const mpb_lay *y, int arg, const char *fname
 struct mpb_array *mpb_lay_check_block(lua_State *L, const mpb_lay *y, int r, const int64_t *w,
                                       const int64_t *shape, int arg, const char *fname);
 
-/* A Cartesian topology ("mp.Cart", cart.c): grid extents, periodicity. */
-typedef struct mpb_cart {
-  int ndim, nranks;
+/* A grid topology as layout/ sees one (a halo takes its periodicity from
+** it). topo/ registers, under MPB_LAY_GRID_KEY in the registry, a C function
+** (value, light userdata mpb_lay_grid *) -> boolean: whether the value is a
+** grid topology, g filled in. */
+typedef struct mpb_lay_grid {
+  int ndim;
   int dims[MPB_LAYOUT_MAXDIM];
   int periodic[MPB_LAYOUT_MAXDIM];
-} mpb_cart;
-/* The topology at arg, or NULL. */
-mpb_cart *mpb_cart_test(lua_State *L, int arg);
-/* The rank disp steps from rank r along axis (0-based), or -1 off the grid. */
-int mpb_cart_shift(const mpb_cart *t, int r, int axis, int disp);
-
-/* A graph topology ("mp.Graph", graph.c): out-edges and in-edges of each
-** rank as two CSR lists. A full graph (me < 0) knows every rank's lists; a
-** distributed one (mp.dist_graph) only rank me's, the others are empty.
-** In-lists are ordered by source rank, a source's edges in the order it
-** lists them (so the k-th message from one sender fills its k-th slot). */
-typedef struct mpb_graph {
-  int nranks, me, weighted;
-  int64_t nout, nin;           /* edges in the out- and in-lists */
-  int64_t *ooff, *ioff;        /* [nranks + 1] offsets */
-  int *oto, *ifrom;            /* [nout], [nin] */
-  double *ow, *iw;             /* [nout], [nin] (1 when unweighted) */
-} mpb_graph;
-/* The graph at arg, or NULL. */
-mpb_graph *mpb_graph_test(lua_State *L, int arg);
-/* Push a new graph value of n ranks with room for nout/nin edges (offsets
-** zero, the caller fills them). */
-mpb_graph *mpb_graph_push(lua_State *L, int n, int64_t nout, int64_t nin);
-/* A list of destinations read into C storage (mpb_graph_dests). */
-typedef struct mpb_dests {
-  int64_t n;
-  int *to;                     /* [n] ranks */
-  double *w;                   /* [n] weights (1 where none was given) */
-} mpb_dests;
-/* Read the list of destinations at idx (ranks, or {to = r, w = x}) of a
-** graph of n ranks once, its length and then each item and field (a proxy
-** answers once), checked, into d: its arrays live in a userdata pushed on
-** the stack. *weighted is set if a weight was given. Errors name arg, fname. */
-void mpb_graph_dests(lua_State *L, int idx, int n, mpb_dests *d, int *weighted, int arg,
-                     const char *fname);
+} mpb_lay_grid;
+#define MPB_LAY_GRID_KEY "mp.layout.grid_of"
+/* Whether the value at idx is a grid topology (g filled in). */
+int mpb_lay_grid_of(lua_State *L, int idx, mpb_lay_grid *g);
 
 /* Transpose plans (transpose.c): push the plan from layout a (at aidx) to b
 ** (bidx) on the communicator at cidx (errors name fname's arguments 2 and
@@ -125,13 +90,6 @@ void mpb_layout_open_query(lua_State *L, int methods);
 void mpb_open_xchg(lua_State *L);
 void mpb_open_transpose(lua_State *L);
 void mpb_open_halo(lua_State *L);
-void mpb_open_cart(lua_State *L);
-/* reorder.c: mp.machine, mp.reorder, comm:reorder. */
-void mpb_open_reorder(lua_State *L);
-/* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall into the methods table. */
-void mpb_cart_neighbor_methods(lua_State *L, int methods);
-void mpb_open_graph(lua_State *L);
-void mpb_open_dist_graph(lua_State *L);
 /* darray.c: distributed arrays (an mp.Array with its layout as attribute).
 ** Attach layout (at layidx; the array's dtype rules) to the array at aidx,
 ** with halo widths (NULL: none) and the communicator at cidx (0: mp.world
@@ -150,10 +108,5 @@ void mpb_open_darray(lua_State *L, int mpt, int laymethods);
 void mpb_open_file(lua_State *L);
 /* fft.c: mp.fft and its plans. */
 void mpb_open_fft(lua_State *L);
-/* neighbor.c: t:neighbor_allgather, t:neighbor_alltoall and t:attach into a
-** topology's methods table (cart.c, graph.c). */
-void mpb_topo_neighbor_methods(lua_State *L, int methods);
-/* neighbor.c: comm:with_topology, comm:topology and comm:neighbor_* . */
-void mpb_open_neighbor(lua_State *L);
 
 #endif

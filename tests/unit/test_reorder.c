@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** test_reorder.c: the reordering core (mpbuiltins/layout/layout_reorder.c):
+** test_reorder.c: the reordering core (mpbuiltins/topo/topo_reorder.c):
 ** rings and grids against optima found by trying every permutation, random
 ** traffic on random machines (a permutation, never worse than the identity,
 ** never better than the optimum, the cost it reports is the cost of its
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "layout/layout_reorder.h"
+#include "topo/topo_reorder.h"
 
 #define MAXE 16384
 

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "layout/laylib.h"
+#include "topo/topo.h"
 
 static int dist_graph(lua_State *L) {
   const char *fn = "dist_graph";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** Reordering as a function (layout_reorder.c; README "Reordering"): map n
+** Reordering as a function (topo_reorder.c; README "Reordering"): map n
 ** slots of a traffic pattern (the ranks of a topology, or of a traced run)
 ** onto n processes whose places are known (a node and a NUMA domain each),
 ** so that few bytes cross nodes and, at equal cost, few cross NUMA domains.
@@ -22,8 +22,8 @@
 ** crossing NUMA domains); otherwise the identity is returned. Deterministic:
 ** the same inputs give the same mapping on every rank.
 */
-#ifndef MPB_LAYOUT_REORDER_H
-#define MPB_LAYOUT_REORDER_H
+#ifndef MPB_TOPO_REORDER_H
+#define MPB_TOPO_REORDER_H
 
 #include <stdint.h>
 

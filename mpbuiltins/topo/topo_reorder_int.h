@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** What the two files of the reordering core share (layout_reorder.h has the
+** What the two files of the reordering core share (topo_reorder.h has the
 ** contract): the traffic as a symmetric graph, the machine as dense node and
-** domain ids, and the scratch of a placement. layout_reorder.c builds them,
-** polishes and picks; layout_rpart.c places slots into domains (recursive
+** domain ids, and the scratch of a placement. topo_reorder.c builds them,
+** polishes and picks; topo_rpart.c places slots into domains (recursive
 ** bisection with Kernighan-Lin, or greedy filling).
 */
-#ifndef MPB_LAYOUT_REORDER_INT_H
-#define MPB_LAYOUT_REORDER_INT_H
+#ifndef MPB_TOPO_REORDER_INT_H
+#define MPB_TOPO_REORDER_INT_H
 
-#include "layout/layout_reorder.h"
+#include "topo/topo_reorder.h"
 
 /* Symmetric traffic without self loops: row i lists adj[start[i] ..
 ** start[i+1]) with w = bytes both ways between i and adj. */

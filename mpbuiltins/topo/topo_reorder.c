@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
 ** Reordering: slots of a traffic pattern onto processes on nodes and NUMA
-** domains (layout_reorder.h has the contract and the method). Costs for n
+** domains (topo_reorder.h has the contract and the method). Costs for n
 ** slots and e distinct pairs that talk: O(e log e) to build the graph, the
-** placements (layout_rpart.c), and per polishing pass the sum over slots of
+** placements (topo_rpart.c), and per polishing pass the sum over slots of
 ** the sizes of the domains their neighbours are in, times the degrees.
 */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout/layout_reorder_int.h"
+#include "topo/topo_reorder_int.h"
 
 /* ------------------------------------------------------------ the graph */
 

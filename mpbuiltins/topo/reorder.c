@@ -3,7 +3,7 @@
 ** Reordering as a function (README "Reordering"), seed 004: a traffic
 ** pattern mapped onto the machine, its quality reported before and after,
 ** and applied as a relabelling that really happens (MPICH's reorder flag
-** does nothing). The mapping is layout_reorder.c's (plain C).
+** does nothing). The mapping is topo_reorder.c's (plain C).
 **
 **   mp.machine([comm])        where each rank runs: {nodes = {...}, numa =
 **                             {...}, cpus = {...}, nnodes =, size =}, lists
@@ -32,9 +32,9 @@
 #include <string.h>
 
 #include "array/array.h"
-#include "layout/laylib.h"
+#include "topo/topo.h"
 #include "layout/layout_grid.h"
-#include "layout/layout_reorder.h"
+#include "topo/topo_reorder.h"
 #include "p2p/p2p.h"
 
 /* The metatables of results, in Lua so that results travel in messages

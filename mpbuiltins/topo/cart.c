@@ -26,7 +26,7 @@
 */
 #include <string.h>
 
-#include "layout/laylib.h"
+#include "topo/topo.h"
 #include "layout/layout_grid.h"
 
 #define CART_MT "mp.Cart"
@@ -302,6 +302,19 @@ static int index_(lua_State *L) {
   return 1;
 }
 
+/* (value, mpb_lay_grid *) -> whether value is an mp.Cart (MPB_LAY_GRID_KEY). */
+static int grid_of(lua_State *L) {
+  mpb_cart *t = mpb_cart_test(L, 1);
+  mpb_lay_grid *g = lua_touserdata(L, 2);
+  if (t && g) {
+    g->ndim = t->ndim;
+    memcpy(g->dims, t->dims, sizeof g->dims);
+    memcpy(g->periodic, t->periodic, sizeof g->periodic);
+  }
+  lua_pushboolean(L, t && g);
+  return 1;
+}
+
 void mpb_open_cart(lua_State *L) {
   static const luaL_Reg methods[] = {{"coords", coords}, {"rank", rank}, {"shift", shift},
                                      {"neighbors", neighbors}, {"distance", distance},
@@ -320,4 +333,6 @@ void mpb_open_cart(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, cart);
   lua_setfield(L, mpt, "cart");
+  lua_pushcfunction(L, grid_of);
+  lua_setfield(L, LUA_REGISTRYINDEX, MPB_LAY_GRID_KEY);
 }

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "layout/laylib.h"
+#include "topo/topo.h"
 #include "p2p/p2p.h"
 
 /* This rank's neighbourhood in a topology. */

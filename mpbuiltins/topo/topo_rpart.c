@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** Placing slots into domains (layout_reorder_int.h): recursive bisection of
+** Placing slots into domains (topo_reorder_int.h): recursive bisection of
 ** the node list with Kernighan-Lin pair swaps, and greedy filling. Costs for
 ** m slots: O(m * c) to grow a side or fill a group of c slots, O(m) per
 ** Kernighan-Lin step (a pass stops 64 steps after its best prefix).
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "layout/layout_reorder_int.h"
+#include "topo/topo_reorder_int.h"
 
 #define TOPL 8        /* candidates per side in a Kernighan-Lin step */
 #define KL_PASSES 16

@@ -26,7 +26,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "layout/laylib.h"
+#include "topo/topo.h"
 
 #define GRAPH_MT "mp.Graph"
 
