@@ -33,7 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan/chan_int.h"
+#include "chan/arrive.h"
+#include "chan/ctl.h"
+#include "chan/frame.h"
+#include "chan/mailbox.h"
+#include "chan/outbox.h"
 
 #define RECV_NOW 4096 /* bytes: received in the probing call */
 

@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan/chan_int.h"
+#include "chan/ctl.h"
+#include "chan/outbox.h"
+#include "chan/wake.h"
 
 void mpb_ctl_on(mpb_state *st, int kind, mpb_ctl_fn fn) {
   if (kind > 0 && kind < MPB_NCTL) st->ctl_handler[kind] = fn;

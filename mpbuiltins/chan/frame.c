@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chan/chan.h"
 #include "chan/frame.h"
+#include "chan/msg.h"
 
 typedef struct { uint64_t tag, nparts; } trailer;
 

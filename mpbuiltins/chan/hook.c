@@ -45,7 +45,8 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "chan/chan.h"
+#include "chan/arrive.h"
+#include "chan/hook.h"
 
 #define POLL_MS_DEFAULT 5
 /* A host that takes no timer (MPB_OUT_TIMER, MPB_OUT_SIGNALS): during a task
@@ -89,6 +90,14 @@ static void note_running(lua_State *L, mpb_state *st) {
   char line[96];
   mpb_lua_line(L, line, sizeof line);
   snprintf(st->where, sizeof st->where, "running at %s", line[0] ? line : "?");
+}
+
+int mpb_raise_abort(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPB_ABORT_KEY) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "mp: task stopped");
+  }
+  return lua_error(L);
 }
 
 void mpb_raise_abort_hooked(lua_State *L) {

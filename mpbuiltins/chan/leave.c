@@ -27,7 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chan/chan.h"
+#include "chan/state.h"
 
 #define ANSWER_MS 5000
 

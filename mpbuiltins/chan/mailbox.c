@@ -8,7 +8,8 @@
 */
 #include <string.h>
 
-#include "chan/chan.h"
+#include "chan/mailbox.h"
+#include "chan/trace.h"
 
 void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   int bad = m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN;
@@ -43,43 +44,4 @@ void mpb_inbox_clear(mpb_state *st, int all) {
     }
     *q = keep;
   }
-}
-
-/* ------------------------------------------------------------- taking */
-typedef struct { int chan, src; } take_arg;
-
-static mpb_queue *oldest(mpb_state *st, int chan, int src) {
-  if (src >= 0) {
-    mpb_queue *q = mpb_inbox(st, chan, src);
-    return q->head ? q : NULL;
-  }
-  mpb_queue *best = NULL;
-  for (int r = 0; r < st->size; r++) {
-    mpb_queue *q = mpb_inbox(st, chan, r);
-    if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
-  }
-  return best;
-}
-
-static int have_msg(mpb_state *st, void *ud) {
-  take_arg *a = ud;
-  return oldest(st, a->chan, a->src) != NULL;
-}
-
-mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname) {
-  take_arg a = {chan, src};
-  if (!oldest(st, chan, src)) {
-    mpb_poll(st);
-    if (!oldest(st, chan, src)) {
-      if (src == st->rank || st->size == 1)
-        luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
-                   fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-      mpb_waitdesc d = {fname, src, 0, 0};
-      mpb_wait_msg(L, st, have_msg, &a, &d);
-    }
-  }
-  mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
-  mpb_trace_taken(st, m);
-  if (chan == MPB_CH_USER) st->user_taken++;
-  return m;
 }

@@ -25,150 +25,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan/chan_int.h"
+#include "chan/codec.h"
+#include "chan/frame.h"
+#include "chan/mailbox.h"
+#include "chan/outbox.h"
+#include "chan/send.h"
+#include "chan/trace.h"
+#include "chan/wait.h"
+#include "chan/wake.h"
 #include "wire/wire.h"
 
 #define HEADER_MAX ((size_t)64 << 10) /* larger messages reach a receiver header first */
-
-/* ------------------------------------------------------------- records */
-/* Record s: the posted send req of len bytes to dst (own: freed when done). */
-static void record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Request req,
-                   void *own, int ref, size_t len, int dst) {
-  s->req = req;
-  s->own = own;
-  s->ref = ref;
-  s->len = len;
-  s->dst = dst;
-  s->id = ++st->send_ids;
-  s->next = *list;
-  *list = s;
-  if (list == &st->sends) st->send_bytes += len;
-}
-
-int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, void *own,
-                  int ref, int dst, int tag, MPI_Comm comm) {
-  mpb_sendrec *s = malloc(sizeof *s);
-  if (!s) {
-    free(own);
-    return MPI_ERR_NO_MEM;
-  }
-  MPI_Request req;
-  int rc = MPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, dst, tag, comm, &req);
-  if (rc != MPI_SUCCESS) {
-    free(own);
-    free(s);
-    return rc;
-  }
-  record(st, list, s, req, own, ref, len, dst);
-  st->bytes_sent += len;
-  return MPI_SUCCESS;
-}
-
-static int progress_list(mpb_state *st, mpb_sendrec **list) {
-  int n = 0;
-  for (mpb_sendrec **p = list; *p;) {
-    int done = 0;
-    int rc = MPI_Test(&(*p)->req, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) { /* the request is gone either way: note it, drop it */
-      mpb_mpi_note(st, rc, "a send failed");
-      done = 1;
-    }
-    if (done) {
-      mpb_sendrec *s = *p;
-      *p = s->next;
-      if (list == &st->sends) st->send_bytes -= s->len;
-      if (s->ref != LUA_NOREF) luaL_unref(st->L, LUA_REGISTRYINDEX, s->ref);
-      free(s->own);
-      free(s);
-      n++;
-    } else {
-      p = &(*p)->next;
-    }
-  }
-  return n;
-}
-
-int mpb_sends_progress(mpb_state *st) {
-  int n = 0;
-  if (st->sends) n += progress_list(st, &st->sends);
-  if (st->csends) n += progress_list(st, &st->csends);
-  return n;
-}
-
-static void free_list(mpb_sendrec **list) {
-  while (*list) {
-    mpb_sendrec *s = *list;
-    *list = s->next;
-    free(s->own);
-    free(s);
-  }
-}
-
-void mpb_sends_free(mpb_state *st) {
-  free_list(&st->sends);
-  free_list(&st->csends);
-  free(st->spare_send);
-  st->spare_send = NULL;
-}
-
-int mpb_sends_gone(mpb_state *st, void *ud) {
-  const uint64_t *ids = ud;
-  for (mpb_sendrec *s = st->sends; s; s = s->next)
-    if (s->id >= ids[0] && s->id <= ids[1]) return 0;
-  return 1;
-}
-
-int mpb_sends_done(mpb_state *st, void *ud) {
-  (void)ud;
-  return st->sends == NULL;
-}
-
-static int below_max(mpb_state *st, void *ud) {
-  (void)ud;
-  return st->send_bytes <= MPB_PENDING_MAX_BYTES;
-}
-
-/* ------------------------------------------------------------ encoding */
-/* Encoding reuses one buffer per rank (allocating a collectable buffer per
-** message costs more than encoding a small one); a nested use while it holds
-** a message (a __gc handler that sends) gets a fresh buffer. */
-struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname, int arg,
-                                size_t hdrlen) {
-  char err[MPB_ERRLEN];
-  mpb_state *st = mpb_get(L);
-  mpb_wbuf *b;
-  if (st->wbusy) {
-    b = mpb_wbuf_push(L);
-  } else {
-    if (st->wref == 0 || st->wref == LUA_NOREF) {
-      mpb_wbuf_push(L);
-      st->wref = luaL_ref(L, LUA_REGISTRYINDEX);
-    }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, st->wref);
-    b = st->wscratch ? st->wscratch : mpb_wbuf_check(L, -1);
-    mpb_wbuf_reset(L, b, lua_gettop(L));
-    st->wscratch = b;
-    st->wbusy = 1;
-  }
-  int bidx = lua_gettop(L);
-  if (!mpb_wbuf_reserve(b, hdrlen)) {
-    mpb_encode_done(st, b);
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
-  }
-  b->len += hdrlen;
-  if (mpb_wire_encode(L, first, n, b, bidx, err, sizeof err) != 0) {
-    mpb_encode_done(st, b);
-    if (arg > 0)
-      luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname, st->rank,
-                 st->size, err);
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, err);
-  }
-  return b;
-}
-
-void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
-  if (b == st->wscratch) st->wbusy = 0;
-}
 
 /* ------------------------------------------------------------- sending */
 static void raise_send(lua_State *L, mpb_state *st, int rc, int dst) {
@@ -288,7 +155,7 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   ** progress call of its own, a fifth of a small round trip. A burst of
   ** sends with no poll between them tests as it goes: the list stays short. */
   if (st->sends->next) mpb_sends_progress(st);
-  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, mpb_sends_below_max, NULL, 0);
 }
 
 /* A small message goes to MPI straight from the encoding buffer. MPI copies
@@ -318,11 +185,11 @@ static void send_direct(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf
   } else { /* a failed status is seen by the record's test, in the next poll */
     size_t n;
     char *data = mpb_wbuf_steal(b, &n);
-    record(st, &st->sends, st->spare_send, req, data, LUA_NOREF, len, dst);
+    mpb_sends_record(st, &st->sends, st->spare_send, req, data, LUA_NOREF, len, dst);
     st->spare_send = NULL;
     if (st->sends->next) mpb_sends_progress(st);
   }
-  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+  if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, mpb_sends_below_max, NULL, 0);
 }
 
 /* Scratch arrays for the part table, owned by a userdata (pushed). */
@@ -384,7 +251,7 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
     if (last) mpb_encode_done(st, b);
     ids[1] = st->send_ids;
     if (wait) mpb_wait(L, st, mpb_sends_gone, mine, 0);
-    else if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, below_max, NULL, 0);
+    else if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, mpb_sends_below_max, NULL, 0);
     return;
   }
   if (dst == st->rank || !st->use_mpi) {

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "chan/chan.h"
+#include "chan/trace.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

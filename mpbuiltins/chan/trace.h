@@ -27,7 +27,7 @@
 #ifndef MPB_TRACE_H
 #define MPB_TRACE_H
 
-#include "chan/chan.h"
+#include "chan/state.h"
 
 /* Event types: spans, then instants. MPB_TR_DIST is an exchange of
 ** layout/ (a transpose, a halo exchange, a neighbourhood collective): a

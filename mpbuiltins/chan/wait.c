@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** The one wait (DESIGN.md section 4). Every blocking operation on a user
+** The one wait (DESIGN.md section 4), and taking a user message from the
+** mailbox, waiting for it. Every blocking operation on a user
 ** path waits here: it polls both communicators (receiving, progressing
 ** sends and parts), checks its condition, and backs off: it spins ~50 us
 ** (latency close to raw MPI), then yields the core until ~2 ms, then naps
@@ -18,7 +19,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chan/chan.h"
+#include "chan/arrive.h"
+#include "chan/hook.h"
+#include "chan/mailbox.h"
+#include "chan/trace.h"
+#include "chan/wait.h"
+#include "chan/wake.h"
 
 /* Probing a second communicator costs as much as the first (ch4:ucx), so a
 ** wait for user messages looks at the control channel every CTL_EVERY polls
@@ -29,8 +35,6 @@
 #define NAP_FIRST_NS 1000L
 #define NAP_SHORT_NS 1000000L   /* 1 ms */
 #define NAP_LONG_NS 200000000L  /* 0.2 s: only a lost wake-up waits this long */
-
-static const char ABORT_KEY[] = "mp.abort_error";
 
 static long nap_cap(const mpb_state *st, int flags) {
   if (st->sends || st->csends || st->arrivals) return NAP_SHORT_NS;
@@ -45,6 +49,15 @@ static long nap_cap(const mpb_state *st, int flags) {
 ** not. */
 static inline int spinning(const mpb_state *st, int over, unsigned *spins) {
   return (!over || st->arrivals) && ++*spins < 64;
+}
+
+/* What a nap checks once more after saying it naps: what has arrived, then
+** the wait's condition. */
+typedef struct { mpb_ready ready; void *ud; } look_arg;
+
+static int look_again(mpb_state *st, void *ud) {
+  look_arg *a = ud;
+  return mpb_poll_ctl(st, 1) || a->ready(st, a->ud);
 }
 
 /* One step of the back-off after a poll that found nothing and the spin.
@@ -64,7 +77,8 @@ static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int ove
   }
   long cap = nap_cap(st, flags);
   if (*nap > cap) *nap = cap;
-  if (mpb_nap(st, *nap, ready, ud, flags & MPB_WAIT_CTL)) return 1;
+  look_arg look = {ready, ud};
+  if (mpb_nap(st, *nap, look_again, &look, flags & MPB_WAIT_CTL)) return 1;
   if (*nap < cap) *nap *= 2;
   return 0;
 }
@@ -100,8 +114,8 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   }
 }
 
-void mpb_wait_msg(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
-                  const mpb_waitdesc *d) {
+void mpb_wait_described(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
+                        const mpb_waitdesc *d) {
   mpb_waiting prev = st->waiting;
   st->waiting.d = d;
   st->waiting.L = L;
@@ -109,16 +123,6 @@ void mpb_wait_msg(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
   st->waiting.ud = ud;
   mpb_wait(L, st, ready, ud, 0);
   st->waiting = prev;
-}
-
-void mpb_lua_line(lua_State *L, char *buf, size_t n) {
-  lua_Debug ar;
-  buf[0] = '\0';
-  for (int level = 0; L && lua_getstack(L, level, &ar); level++)
-    if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
-      snprintf(buf, n, "%s:%d", ar.short_src, ar.currentline);
-      return;
-    }
 }
 
 /* Where this rank is, as the abort reaches it (reports say it for every rank). */
@@ -156,37 +160,6 @@ int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
   }
 }
 
-/* ------------------------------------------------------- abort error */
-static int abort_tostring(lua_State *L) {
-  lua_getfield(L, 1, "message");
-  return 1;
-}
-
-/* A unique value that user code cannot forge. */
-void mpb_abort_error_init(lua_State *L) {
-  lua_newtable(L);
-  lua_pushliteral(L, "mp: task stopped (another rank faulted)");
-  lua_setfield(L, -2, "message");
-  luaL_newmetatable(L, "mp.AbortError");
-  lua_pushcfunction(L, abort_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-}
-
-int mpb_raise_abort(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-  return lua_error(L);
-}
-
-int mpb_is_abort(lua_State *L, int idx) {
-  idx = lua_absindex(L, idx);
-  lua_getfield(L, LUA_REGISTRYINDEX, ABORT_KEY);
-  int r = lua_rawequal(L, idx, -1);
-  lua_pop(L, 1);
-  return r;
-}
-
 /* Raising out of a wait ends it: the record of what it waits for (its
 ** descriptor and ready data live in the frames the raise unwinds) must not
 ** be read by a later "where are you" (tasks/where.c). */
@@ -205,4 +178,43 @@ void mpb_check_abort(lua_State *L, mpb_state *st) {
     st->waiting.d = NULL;
     luaL_error(L, "mp: " MPB_RANKFMT " %s", st->rank, st->size, msg);
   }
+}
+
+/* ------------------------------------------------------------- taking */
+typedef struct { int chan, src; } take_arg;
+
+static mpb_queue *oldest(mpb_state *st, int chan, int src) {
+  if (src >= 0) {
+    mpb_queue *q = mpb_inbox(st, chan, src);
+    return q->head ? q : NULL;
+  }
+  mpb_queue *best = NULL;
+  for (int r = 0; r < st->size; r++) {
+    mpb_queue *q = mpb_inbox(st, chan, r);
+    if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
+  }
+  return best;
+}
+
+static int have_msg(mpb_state *st, void *ud) {
+  take_arg *a = ud;
+  return oldest(st, a->chan, a->src) != NULL;
+}
+
+mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname) {
+  take_arg a = {chan, src};
+  if (!oldest(st, chan, src)) {
+    mpb_poll(st);
+    if (!oldest(st, chan, src)) {
+      if (src == st->rank || st->size == 1)
+        luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
+                   fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
+      mpb_waitdesc d = {fname, src, 0, 0};
+      mpb_wait_described(L, st, have_msg, &a, &d);
+    }
+  }
+  mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
+  mpb_trace_taken(st, m);
+  if (chan == MPB_CH_USER) st->user_taken++;
+  return m;
 }

@@ -53,7 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan/chan.h"
+#include "chan/wake.h"
 
 #define MAXADDR 4
 
@@ -440,7 +440,7 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
   mpb_wakeup *w = st->wake;
   if (w && w->nap_self) { /* say so, then look once more: a sender may have missed it */
     __atomic_store_n(w->nap_self, 1, __ATOMIC_SEQ_CST);
-    if (mpb_poll_ctl(st, 1) || ready(st, ud)) {
+    if (ready(st, ud)) {
       __atomic_store_n(w->nap_self, 0, __ATOMIC_SEQ_CST);
       return 1;
     }

@@ -197,7 +197,7 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
   want w = {c, chan, src};
   mpb_waitdesc d = {fname, src >= 0 ? c->ranks[src] : -1, c->id, 0};
-  mpb_wait_msg(L, st, have, &w, &d);
+  mpb_wait_described(L, st, have, &w, &d);
   return mpb_comm_peek(st, c, chan, src, 1);
 }
 

@@ -87,8 +87,8 @@ static int probe(lua_State *L) {
       luaL_error(L, "mp.probe: " MPB_RANKFMT " would wait forever: nothing can arrive", st->rank,
                  st->size);
     mpb_waitdesc d = {"probe", -1, 0, 0};
-    if (mode == 1) mpb_wait_msg(L, st, any_queued, NULL, &d);
-    else mpb_wait_msg(L, st, new_arrival, &since, &d);
+    if (mode == 1) mpb_wait_described(L, st, any_queued, NULL, &d);
+    else mpb_wait_described(L, st, new_arrival, &since, &d);
   }
   lua_newtable(L);
   int k = 0;

@@ -264,7 +264,7 @@ static int r_wait(lua_State *L) {
     if (!req_done(st, r)) {
       if (forever(st, r)) no_forever(L, st, "wait");
       mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0};
-      if (r->kind == R_RECV) mpb_wait_msg(L, st, ready1, r, &d);
+      if (r->kind == R_RECV) mpb_wait_described(L, st, ready1, r, &d);
       else mpb_wait(L, st, ready1, r, 0); /* a send completes by itself */
     }
   }
@@ -339,7 +339,7 @@ static int waitall(lua_State *L) {
       for (lua_Integer i = a.i; i < a.n; i++)
         if (forever(st, a.v[i])) no_forever(L, st, "waitall");
       mpb_waitdesc d = {"waitall", -1, 0, 0};
-      mpb_wait_msg(L, st, all_done, &a, &d);
+      mpb_wait_described(L, st, all_done, &a, &d);
     }
   }
   lua_createtable(L, (int)a.n, 0);
@@ -383,7 +383,7 @@ static int waitany(lua_State *L) {
     if (!any_done(st, &a)) {
       if (stuck == active) no_forever(L, st, "waitany");
       mpb_waitdesc d = {"waitany", -1, 0, 0};
-      mpb_wait_msg(L, st, any_done, &a, &d);
+      mpb_wait_described(L, st, any_done, &a, &d);
     }
   }
   lua_pushinteger(L, a.i + 1);

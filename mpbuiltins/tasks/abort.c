@@ -134,6 +134,34 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   mpb_hook_arm(st, 0);
 }
 
+/* ---------------------------------------------------------- abort error */
+/* The error a stopped task's ranks raise (the hook raises it: chan/hook.h,
+** MPB_MPB_ABORT_KEY). */
+static int abort_tostring(lua_State *L) {
+  lua_getfield(L, 1, "message");
+  return 1;
+}
+
+/* A unique value that user code cannot forge. */
+static void abort_error_init(lua_State *L) {
+  lua_newtable(L);
+  lua_pushliteral(L, "mp: task stopped (another rank faulted)");
+  lua_setfield(L, -2, "message");
+  luaL_newmetatable(L, "mp.AbortError");
+  lua_pushcfunction(L, abort_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, MPB_ABORT_KEY);
+}
+
+int mpb_is_abort(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_getfield(L, LUA_REGISTRYINDEX, MPB_ABORT_KEY);
+  int r = lua_rawequal(L, idx, -1);
+  lua_pop(L, 1);
+  return r;
+}
+
 /* ------------------------------------------------------------ reports */
 /* The error a failed task raises on rank 0 (mp.TaskError): its fields say
 ** who faulted, what, where every rank was; tostring gives the text, and
@@ -324,6 +352,7 @@ void mpb_abort_handlers(mpb_state *st) {
 }
 
 void mpb_open_abort(lua_State *L) {
+  abort_error_init(L);
   mpb_abort_handlers(mpb_get(L));
   lua_pushcfunction(L, mp_abort);
   lua_setfield(L, -2, "abort");

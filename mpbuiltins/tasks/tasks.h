@@ -37,6 +37,8 @@ void mpb_task_handlers(mpb_state *st);
 void mpb_abort_handlers(mpb_state *st);
 
 /* -------------------------------------------------------------- abort.c */
+/* Is the value at idx the abort error (the one a stopped task raises)? */
+int mpb_is_abort(lua_State *L, int idx);
 /* Bring every rank back to a clean, synchronized state after a fault. */
 void mpb_resync(lua_State *L, mpb_state *st);
 /* Rank 0: record a fault (first one wins); msg copied. */

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** chan/, second floor: the codec's entry points for messages (codec.c):
+** Lua values into the reusable encoding buffer, a received message into
+** Lua values, and the one Lua type that owns a received message. The
+** codec itself is wire/.
+*/
+#ifndef MPB_CHAN_CODEC_H
+#define MPB_CHAN_CODEC_H
+
+#include "chan/state.h"
+
+/* Encode values first..first+n-1 into the reusable buffer, after hdrlen
+** bytes of header room; raises "bad argument #arg to 'mp.fname' (...)" on
+** unserializable values (arg 0: no argument number). Leaves the buffer's
+** userdata on the stack. */
+struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
+                                int arg, size_t hdrlen);
+/* b's bytes have been handed over: the reusable buffer is free again. */
+void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
+/* Push a userdata ("mp.Msg") that owns m from now on (freed by the GC, or
+** at once by mpb_msg_release); returns it, inert when m is NULL. */
+mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m);
+/* Free the message held by the "mp.Msg" at idx now (big buffers should not
+** wait for the GC). */
+void mpb_msg_release(lua_State *L, int idx);
+/* Push the values of m (taking it); returns their count. Raises, naming
+** fname and the sender, when m is malformed or was lost. */
+int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname);
+/* When m was lost, raise "mp.fname: [rank r/n] ..." saying why (its size,
+** its sender); fname NULL: "mp:". m is not freed (its holder frees it). */
+void mpb_msg_check_lost(lua_State *L, mpb_state *st, const mpb_msg *m,
+                        const char *fname);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** chan/, ground floor: what a message is. The channels and control kinds
+** (the MPI tags), the headers every message starts with, the one type
+** that owns a received message, its memory and its queues. Plain C: no
+** MPI, no Lua.
+*/
+#ifndef MPB_CHAN_MSG_H
+#define MPB_CHAN_MSG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* User-comm channels (the MPI tag). Only MPB_CH_USER is visible to mp.recv. */
+enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL,
+       MPB_CH_CUSER,   /* send/recv on sub-communicators */
+       MPB_CH_POOL,    /* mp.pool hand-out and results */
+       MPB_CH_MAP,     /* mp.mapper data, parameters and results */
+       MPB_CH_DIST,    /* layout/, topo/: transposes, halos, neighbourhood collectives */
+       MPB_CH_MPI,     /* mp.mpi: tagged messages and their acknowledgements (mpi/) */
+       MPB_NCHAN };
+
+/* Control-channel message kinds (the MPI tag on the control communicator);
+** what each means is decided by the layer that handles it (tasks/). */
+enum { MPB_CTL_CMD = 1, MPB_CTL_DONE, MPB_CTL_FAULT, MPB_CTL_ABORT, MPB_CTL_EXIT,
+       MPB_CTL_OUT, MPB_CTL_SNAP, MPB_CTL_STATE, MPB_NCTL };
+
+/* Every user message starts with this header; the body is wire-encoded. */
+typedef struct mpb_uhdr {
+  int64_t task;      /* task number it was sent in */
+  uint32_t comm;     /* communicator id (0 = world) */
+  uint32_t flags;    /* MPB_UF_USER bits: the sender's layer (e.g. collective kind) */
+  uint32_t seq;      /* the sender's layer: e.g. the collective's number on comm */
+  int32_t aux;       /* the sender's layer: e.g. the collective's root */
+} mpb_uhdr;
+#define MPB_UF_USER 0x0000ffffu
+#define MPB_UF_SPLIT 0x80000000u /* framing: parts follow (send.c) */
+
+/* Every control message starts with this header. */
+typedef struct mpb_chdr {
+  int64_t task;
+  int32_t kind;
+  int32_t arg;       /* CMD: op; EXIT: status */
+  int64_t value;     /* CMD: fan-out; DONE: unreceived user messages in subtree */
+} mpb_chdr;
+/* ------------------------------------------------------------ messages */
+/* Where a part of a message received in parts landed in its buf. */
+typedef struct mpb_part {
+  size_t pos, len;
+} mpb_part;
+
+struct mpb_msg_reserve;
+
+/* A received message (user or control): header and body in one block. */
+typedef struct mpb_msg {
+  struct mpb_msg *next;
+  uint64_t seq;      /* arrival order */
+  int src;           /* rank in the runtime's communicator */
+  int chan;          /* channel, or control kind */
+  int nparts;
+  int gc_paid;       /* Lua took its GC step before it was laid out (arrive.c) */
+  uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
+  mpb_part *parts;   /* received in parts: where they landed (owned) */
+  size_t lost;       /* > 0: a message of that many bytes could not be received */
+  int lost_why;      /* MPB_LOST_*: why */
+  size_t len;        /* bytes in buf */
+  size_t cap;        /* bytes allocated for buf */
+  struct mpb_msg_reserve *home; /* a reserve's buffer lent: goes back there when freed */
+  char buf[];        /* header then body */
+} mpb_msg;
+
+enum { MPB_LOST_PART,    /* a part was not the size its header announced */
+       MPB_LOST_FRAME,   /* its header's table of parts was malformed */
+       MPB_LOST_MEMORY }; /* this rank had no memory for it (its parts were drained) */
+
+typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
+
+/* msg.c. NULL when out of memory. */
+mpb_msg *mpb_msg_new(size_t len);
+/* The bytes of the kept buffer of the last large message (0: none) / free it. */
+size_t mpb_msg_spare(void);
+void mpb_msg_drop_spare(void);
+/* A buffer for a message of MPB_MSG_RESERVE bytes or fewer, kept for when
+** malloc fails: mpb_msg_new, or the reserve's buffer while it is not lent
+** (NULL: neither); mpb_msg_free gives it back. */
+#define MPB_MSG_RESERVE ((size_t)256 << 10)
+typedef struct mpb_msg_reserve { mpb_msg *kept; int out; } mpb_msg_reserve;
+int mpb_msg_reserve_init(mpb_msg_reserve *r);
+void mpb_msg_reserve_free(mpb_msg_reserve *r);
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len);
+/* How many buffers of 1 MiB or more messages hold (the spare not counted). */
+int mpb_msg_live_big(void);
+/* Free a message and whatever parts it still owns (NULL is fine). */
+void mpb_msg_free(mpb_msg *m);
+void mpb_queue_push(mpb_queue *q, mpb_msg *m);
+mpb_msg *mpb_queue_pop(mpb_queue *q);
+void mpb_queue_clear(mpb_queue *q);
+/* The user header of m (zeros when m is too short to hold one). */
+static inline mpb_uhdr mpb_msg_hdr(const mpb_msg *m) {
+  mpb_uhdr h = {0, 0, 0, 0, 0};
+  if (m->len >= sizeof h) __builtin_memcpy(&h, m->buf, sizeof h);
+  return h;
+}
+
+#endif

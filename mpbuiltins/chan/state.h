@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** chan/, ground floor: the per-state runtime (one per lua_State, so one
+** per rank), what a host decides, how failures are reported, the clock,
+** and leaving a job (leave.c).
+*/
+#ifndef MPB_CHAN_STATE_H
+#define MPB_CHAN_STATE_H
+
+#include <mpi.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "lua.h"
+#include "lauxlib.h"
+#include "chan/msg.h"
+
+struct mpb_wbuf;
+
+/* ---------------------------------------------------------------- limits */
+#define MPB_NFAN_DEFAULT 16
+#define MPB_PENDING_MAX_BYTES ((size_t)64 << 20) /* send back-pressure */
+#define MPB_ERRLEN 256
+#define MPB_ARRIVAL_LOG 256 /* arrivals remembered by channel and sender (mpb_arrival_at) */
+
+/* ------------------------------------------------------- host decisions */
+/* What a host decides and the library only reports (interp/ fills these;
+** with a NULL member the library does the quiet default named below). */
+typedef struct mpb_progress {
+  const char *what;  /* "mp.pool" */
+  int64_t done;
+  int64_t total;     /* -1: unknown */
+  double elapsed;    /* seconds since the start */
+  int final;         /* the last report of this run (only sent if one was before) */
+} mpb_progress;
+
+typedef struct mpb_host {
+  /* A long operation's progress, every ~0.1 s after its first second.
+  ** NULL: nothing is shown. */
+  void (*progress)(lua_State *L, const mpb_progress *p, void *ud);
+  /* A warning (e.g. messages dropped at the end of a task). NULL: Lua's own
+  ** warning system (lua_warning), which the host may have turned off. */
+  void (*warn)(lua_State *L, const char *msg, void *ud);
+  /* A task faulted; its report (a string) is on top of the stack. Returns to
+  ** let the caller raise it; may end the job instead (batch mode). NULL:
+  ** raise it. */
+  void (*fault)(lua_State *L, void *ud);
+  void *ud;
+} mpb_host;
+
+/* Report a warning through the host (or lua_warning). */
+void mpb_warn(lua_State *L, const char *fmt, ...);
+
+/* --------------------------------------------------------------- state */
+struct mpb_state;
+/* A condition a wait waits for (wait.h), a nap checks (wake.h). */
+typedef int (*mpb_ready)(struct mpb_state *st, void *ud);
+/* A control-message handler (ctl.c): takes ownership of m. */
+typedef void (*mpb_ctl_fn)(struct mpb_state *st, mpb_msg *m, const mpb_chdr *h);
+/* The arrival hook (a layer above may take a user message before it is
+** queued: posted irecvs). Returns 1 when it took m. */
+typedef int (*mpb_arrival_fn)(struct mpb_state *st, mpb_msg *m);
+
+typedef struct mpb_sendrec mpb_sendrec; /* a send in flight (send.c) */
+typedef struct mpb_arrival mpb_arrival; /* a receive in flight (arrive.c) */
+typedef struct mpb_wakeup mpb_wakeup; /* naps and wake-ups (wake.c) */
+
+/* What a rank waits for while it waits for a message: the layers above
+** describe their waits (mpb_wait_msg); tasks/ reads it for reports and to
+** tell a deadlock. op: the builtin ("mp.recv"); peer: the rank it waits on
+** (-1: any); seq: a collective's number on its communicator (0: none). */
+typedef struct mpb_waitdesc {
+  const char *op;
+  int peer;
+  uint32_t comm, seq;
+} mpb_waitdesc;
+
+typedef struct mpb_waiting {
+  const mpb_waitdesc *d;   /* NULL: not waiting for a message */
+  lua_State *L;
+  int (*ready)(struct mpb_state *st, void *ud);
+  void *ud;
+} mpb_waiting;
+
+/* Where a task stands on this rank (tasks/ sets it). */
+enum { MPB_PHASE_IDLE, MPB_PHASE_RUN, MPB_PHASE_FINISHED };
+
+typedef struct mpb_fault {
+  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait;
+                        MPB_INTERRUPTED: rank 0's user interrupted the task */
+  char *msg;         /* malloc'ed: message and traceback */
+  char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
+  size_t vlen;
+  int64_t job;       /* the map job that raised it (0: none) */
+} mpb_fault;
+#define MPB_DEADLOCK (-2)
+#define MPB_INTERRUPTED (-3)
+
+/* What a host lets the runtime do to its process (mpb_start). */
+typedef struct mpb_opts {
+  int use_mpi;       /* 0: the serial backend, MPI untouched */
+  MPI_Comm comm;     /* the base communicator (an intra-communicator; MPI_COMM_NULL: world) */
+  unsigned out;      /* MPB_OUT_* bits: what the runtime must leave alone */
+} mpb_opts;
+#define MPB_OUT_SIGNALS 1u   /* no signal handler (SIGINT, SIGUSR1, SIGALRM) is installed */
+#define MPB_OUT_TIMER 2u     /* no interval timer: long Lua loops are polled by a count hook */
+
+typedef struct mpb_state {
+  int use_mpi, own_mpi;
+  unsigned out;      /* MPB_OUT_* bits the host asked for */
+  int no_finalize;   /* the host ends the process itself: stop without MPI_Finalize */
+  int rank, size;
+  MPI_Comm base;     /* the host's communicator (MPI_COMM_WORLD by default) */
+  MPI_Comm ctl;      /* commands and the abort protocol */
+  MPI_Comm user;     /* all mp messages (channels as tags) */
+  MPI_Comm bulk;     /* the parts of messages sent in parts (never probed) */
+  MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
+  int nfan;
+  mpb_host host;
+  mpb_wakeup *wake;
+  int connect;       /* rank 0: the rank chunks are routed to (0: none) */
+  int optimal;       /* parts sent in place, direct small sends (MPLUA_OPTIMAL_PATH) */
+
+  /* task */
+  int64_t task;      /* number of the current or last task */
+  int in_task;       /* inside a task's user code (p2p allowed) */
+  int aborting;      /* told to stop the current task */
+  int64_t abort_task;/* last task an ABORT was received for (workers) */
+  int faulted;       /* this rank raised an error in the current task */
+  int exit_seen;     /* workers: rank 0's exit notice has come */
+  int closing;       /* workers: the program has ended; tasks fail (module.c) */
+  int phase;         /* MPB_PHASE_* */
+  mpb_waiting waiting;
+  char where[192];   /* where this rank was when the abort reached it */
+  /* Rank 0: its wait has nothing to do (called when it naps; tasks/ looks
+  ** for a deadlock and runs the watchdog). */
+  void (*on_idle)(struct mpb_state *st, double waited);
+  /* an upper layer's answers still to come (checked before MPI ends) */
+  int (*settled)(struct mpb_state *st);
+  struct mpb_snap *snap;  /* rank 0: the looking around (tasks/where.c) */
+  char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
+
+  /* rank 0: faults of the current task */
+  mpb_fault first;
+  int nfault_msgs;   /* FAULT messages received for the current task */
+  int nfault_expect; /* FAULT messages sent, known after the resync exchange */
+  int nself;         /* ranks that faulted on their own in the last abort */
+  int64_t naborts;
+  int done_count;    /* DONE messages received for the current task */
+  int64_t unrecv;    /* unreceived user messages reported by the subtree */
+
+  /* control */
+  mpb_ctl_fn ctl_handler[MPB_NCTL];
+  mpb_queue cmdq;    /* control messages the default handler keeps */
+  mpb_sendrec *csends;  /* control sends in flight */
+
+  /* user traffic */
+  mpb_queue *inbox;  /* [MPB_NCHAN * size] */
+  uint64_t seq;      /* arrival counter */
+  struct { int chan, src; } arrival_log[MPB_ARRIVAL_LOG]; /* the last arrivals, at seq % LOG */
+  uint64_t looks;    /* queues walked looking for a collective's messages (mp.stats) */
+  uint64_t user_arrivals;
+  mpb_arrival_fn on_arrival;
+  struct mpb_req *posted; /* the arrival hook's own list (p2p/request.c) */
+  /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
+  void (*on_interrupt)(struct mpb_state *st);
+  int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
+  int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER/COLL in the current task */
+  int64_t dropped;   /* stale user messages dropped here */
+  int64_t dropped_job; /* rank 0: messages of finished tasks never received, job-wide */
+  uint64_t bytes_sent, bytes_recv; /* through MPI, control channel included */
+  mpb_sendrec *sends;   /* user sends in flight */
+  mpb_sendrec *spare_send; /* a record ready for a direct send MPI still holds (send.c) */
+  uint64_t send_ids;
+  size_t send_bytes;
+  uint32_t *part_tag;/* [size]: next tag of a message in parts to each rank */
+  uint32_t comm_ids; /* communicator ids used in task comm_ids_task (p2p/comm.c) */
+  int64_t comm_ids_task;
+  int tag_ub;
+  mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
+  mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
+  mpb_msg_reserve reserve; /* a buffer kept for a small message when malloc fails (arrive.c) */
+  int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
+  uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
+  int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */
+  size_t gc_step_kb; /* the step's size */
+  int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
+  int wbusy;         /* it holds a message not yet handed to MPI */
+  struct mpb_wbuf *wscratch;
+  char rbuf[4096];   /* small received bodies are decoded from here */
+  int rbusy;
+  char mpi_err[MPB_ERRLEN]; /* a failure met where nothing could raise (mpb_note) */
+  lua_State *L;      /* main thread */
+  struct mpb_trace *trace; /* the recorder while tracing, else NULL (chan/trace.h) */
+} mpb_state;
+
+/* ------------------------------------------------------------- state.c */
+/* The state of L; raises if mp is not open. */
+mpb_state *mpb_get(lua_State *L);
+/* The running state of L, or NULL (looked up in the registry: safe in any
+** Lua state, whatever its extra space holds). */
+mpb_state *mpb_find(lua_State *L);
+/* Whether MPI_Finalize can hang in a job that spans hosts: MPICH before 4.2
+** with UCX, read from MPI_Get_library_version (leave.c). */
+int mpb_finalize_may_hang(void);
+/* Tell the process manager this rank is done, for a rank that leaves
+** without MPI_Finalize (leave.c): 1 acknowledged, 0 no PMI connection to
+** tell, -1 no answer. */
+int mpb_pmi_leave(void);
+/* The one monotonic clock, in seconds. */
+double mpb_now(void);
+/* MPI's error string for rc into out (n bytes). */
+void mpb_mpi_string(int rc, char *out, size_t n);
+/* "[rank r/n] " prefix of every runtime error. */
+#define MPB_RANKFMT "[rank %d/%d]"
+/* Raise "mp.fname: [rank r/n] what: <MPI's error string>" for rc. */
+int mpb_mpi_raise(lua_State *L, mpb_state *st, int rc, const char *fname, const char *what);
+/* Record an MPI failure met where nothing can raise (raised by the next
+** wait); returns rc. */
+int mpb_mpi_note(mpb_state *st, int rc, const char *what);
+/* Record a failure met where nothing can raise (raised by the next wait, as
+** mpb_mpi_note's). */
+void mpb_note(mpb_state *st, const char *fmt, ...);
+/* Say on stderr that an MPI call failed where nothing can raise and nothing
+** depends on it (shutdown); returns rc. */
+int mpb_mpi_warn(mpb_state *st, int rc, const char *what);
+/* A failure the runtime cannot recover from (the control channel): print
+** and end the job. */
+void mpb_fatal(mpb_state *st, const char *fmt, ...);
+/* mpb_fatal for an MPI failure: "what: <MPI's error string>". */
+void mpb_fatal_mpi(mpb_state *st, int rc, const char *what);
+/* MPI_Abort(comm, status), once what this rank wrote to stdout and stderr
+** has been taken by the launcher. Does not return. */
+void mpb_abort_job(MPI_Comm comm, int status);
+/* "file.lua:12": the innermost Lua function running on L (empty: none). */
+void mpb_lua_line(lua_State *L, char *buf, size_t n);
+/* Where the state lives in the registry (state.c, start.c). */
+#define MPB_STATE_KEY "mp.state"
+
+#endif

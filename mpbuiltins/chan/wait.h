@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** chan/, top floor: the one wait (wait.c), and taking a message from the
+** mailbox, waiting for it.
+*/
+#ifndef MPB_CHAN_WAIT_H
+#define MPB_CHAN_WAIT_H
+
+#include "chan/state.h"
+
+/* The one wait: returns when ready(st, ud) is true. Progresses all traffic,
+** watches the control channel, backs off to sleeping. Unless flags has
+** MPB_WAIT_NOABORT, raises the abort error when the task is being stopped,
+** and "interrupted!" on rank 0 after SIGINT. */
+#define MPB_WAIT_NOABORT 1
+#define MPB_WAIT_CTL 2     /* waiting for control messages only */
+#define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
+void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
+/* The same, described by d while it lasts: what tasks/ reads to report
+** where this rank waits and to tell a deadlock. */
+void mpb_wait_described(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
+                        const mpb_waitdesc *d);
+/* The same without Lua (shutdown): gives up after timeout seconds; returns
+** whether ready became true. */
+int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout);
+/* Check for abort, interrupt or a noted MPI failure, and raise. */
+void mpb_check_abort(lua_State *L, mpb_state *st);
+/* Wait for the oldest message on chan from src (-1: any) and take it. */
+mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname);
+
+#endif
