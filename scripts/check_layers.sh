@@ -5,6 +5,8 @@
 #   inside mpbuiltins/: array < wire, adlib < chan < p2p < coll < layout < topo < tasks, fftw (the
 #   FFTW plug-in, a module of its own) < map, mpi < trace < mp.c,
 #   and array/, wire/, adlib/ include no MPI header;
+#   inside chan/: floors (CHAN_FLOORS, printed), a file including only headers of its floor
+#   or below, and none including chan.h (the umbrella of the layers above);
 #   a function declared in a wing's header is defined in that wing (so no call
 #   reaches up through a header declared below its definition);
 #   no source file over 600 lines.
@@ -54,6 +56,35 @@ for f in $(find mpbuiltins -name '*.[ch]' | sort); do
   if [ "$lw" -le 1 ] && grep -qE '#\s*include\s*<mpi\.h>' "$f"; then
     say "$f: $wing/ has no MPI"
   fi
+done
+
+# chan/: floors, bottom first (a file's .c and .h share a floor)
+CHAN_FLOORS=(
+  "msg frame state leave"
+  "trace wake outbox mailbox codec"
+  "ctl arrive"
+  "hook wait send start"
+)
+declare -A chan_floor
+for i in "${!CHAN_FLOORS[@]}"; do
+  for n in ${CHAN_FLOORS[$i]}; do chan_floor[$n]=$i; done
+  echo "check_layers: chan/ floor $((i + 1)): ${CHAN_FLOORS[$i]}"
+done
+for f in mpbuiltins/chan/*.[ch]; do
+  n=$(basename "${f%.*}")
+  [ "$n" = chan ] && continue
+  [ -n "${chan_floor[$n]:-}" ] || { say "$f is on no floor of chan/ (add it to CHAN_FLOORS)"; continue; }
+  while IFS= read -r to; do
+    t=${to#chan/}
+    t=${t%.h}
+    if [ "$t" = chan ]; then
+      say "$f includes chan/chan.h: inside chan/, include the floors' headers"
+    elif [ -z "${chan_floor[$t]:-}" ]; then
+      say "$f includes $to, which is on no floor of chan/"
+    elif [ "${chan_floor[$t]}" -gt "${chan_floor[$n]}" ]; then
+      say "$f (floor $((chan_floor[$n] + 1))) includes $to (floor $((chan_floor[$t] + 1))): chan/'s floors name nothing above them"
+    fi
+  done < <(grep -ohE '^\s*#\s*include\s*"chan/[^"]+"' "$f" | sed -E 's/.*"(chan\/[^"]+)".*/\1/')
 done
 
 # declarations and definitions live in the same wing
