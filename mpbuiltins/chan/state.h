@@ -22,6 +22,7 @@ struct mpb_wbuf;
 #define MPB_NFAN_DEFAULT 16
 #define MPB_PENDING_MAX_BYTES ((size_t)64 << 20) /* send back-pressure */
 #define MPB_ERRLEN 256
+#define MPB_NSLOTS 4 /* layers above with a state of their own (mpb_state.slot) */
 #define MPB_ARRIVAL_LOG 256 /* arrivals remembered by channel and sender (mpb_arrival_at) */
 
 /* ------------------------------------------------------- host decisions */
@@ -162,7 +163,6 @@ typedef struct mpb_state {
   uint64_t looks;    /* queues walked looking for a collective's messages (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
-  struct mpb_req *posted; /* the arrival hook's own list (p2p/request.c) */
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);
   int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
@@ -175,8 +175,6 @@ typedef struct mpb_state {
   uint64_t send_ids;
   size_t send_bytes;
   uint32_t *part_tag;/* [size]: next tag of a message in parts to each rank */
-  uint32_t comm_ids; /* communicator ids used in task comm_ids_task (p2p/comm.c) */
-  int64_t comm_ids_task;
   int tag_ub;
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
@@ -193,6 +191,10 @@ typedef struct mpb_state {
   char mpi_err[MPB_ERRLEN]; /* a failure met where nothing could raise (mpb_note) */
   lua_State *L;      /* main thread */
   struct mpb_trace *trace; /* the recorder while tracing, else NULL (chan/trace.h) */
+  /* The state each layer above owns, registered at its opening in the slot
+  ** its header names (the memory is the layer's: a userdata it keeps in the
+  ** registry, alive as long as this state). */
+  void *slot[MPB_NSLOTS];
 } mpb_state;
 
 /* ------------------------------------------------------------- state.c */

@@ -46,17 +46,19 @@ void mpb_comm_index(mpb_state *st, mpb_comm *c) {
 }
 
 uint32_t mpb_comm_next_id(lua_State *L, mpb_state *st) {
-  if (st->comm_ids_task != st->task) { /* ids restart with each task */
-    st->comm_ids_task = st->task;
-    st->comm_ids = 0;
+  mpb_p2p *p = mpb_p2p_of(st);
+  if (p->comm_ids_task != st->task) { /* ids restart with each task */
+    p->comm_ids_task = st->task;
+    p->comm_ids = 0;
   }
-  if (st->comm_ids == UINT32_MAX)
+  if (p->comm_ids == UINT32_MAX)
     luaL_error(L, "mp: " MPB_RANKFMT " too many communicators in one task", st->rank, st->size);
-  return st->comm_ids + 1;
+  return p->comm_ids + 1;
 }
 
 void mpb_comm_used_id(mpb_state *st, uint32_t id) {
-  if (id > st->comm_ids) st->comm_ids = id;
+  mpb_p2p *p = mpb_p2p_of(st);
+  if (id > p->comm_ids) p->comm_ids = id;
 }
 
 /* ------------------------------------------------------------- checks */
@@ -64,22 +66,22 @@ void mpb_comm_used_id(mpb_state *st, uint32_t id) {
 ** storage first: a length a proxy made up is refused, not allocated). */
 #define MPB_DESTS_MAX ((lua_Integer)1 << 24)
 
-/* The metatable of communicators: checking a userdata against it by pointer
-** skips luaL_testudata's registry lookup by name, a good part of the cost
-** of a small mp.send. */
-static const void *comm_mt;
-
-static mpb_comm *test_comm(lua_State *L, int idx) {
-  if (comm_mt && lua_getmetatable(L, idx)) {
+/* Checking a userdata against this state's metatable of communicators by
+** pointer skips luaL_testudata's registry lookup by name, a good part of
+** the cost of a small mp.send. The pointer is the state's own (p2p's slot):
+** a process-wide one would outlive the state that made it. */
+static mpb_comm *test_comm(lua_State *L, mpb_state *st, int idx) {
+  const void *comm_mt = mpb_p2p_of(st)->comm_mt;
+  if (lua_getmetatable(L, idx)) {
     const void *mt = lua_topointer(L, -1);
     lua_pop(L, 1);
     if (mt == comm_mt) return lua_touserdata(L, idx);
   }
-  return luaL_testudata(L, idx, MPB_COMM_MT); /* another state's, or not one */
+  return NULL;
 }
 
 mpb_comm *mpb_comm_check(lua_State *L, mpb_state *st, int idx, const char *fname) {
-  mpb_comm *c = test_comm(L, idx);
+  mpb_comm *c = test_comm(L, st, idx);
   if (!c)
     luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " communicator expected, got %s)",
                idx, fname, st->rank, st->size, luaL_typename(L, idx));
@@ -247,12 +249,18 @@ void mpb_comm_setboth(lua_State *L, int mpt, const char *name, lua_CFunction f) 
 }
 
 
+#define P2P_KEY "mp.p2p"
+
 void mpb_open_comm(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int mpt = lua_gettop(L);
   static const luaL_Reg methods[] = {{"ranks", c_ranks}, {NULL, NULL}};
+  mpb_p2p *p = lua_newuserdatauv(L, sizeof *p, 0);
+  memset(p, 0, sizeof *p);
+  lua_setfield(L, LUA_REGISTRYINDEX, P2P_KEY);
+  st->slot[MPB_SLOT_P2P] = p;
   luaL_newmetatable(L, MPB_COMM_MT);
-  comm_mt = lua_topointer(L, -1);
+  p->comm_mt = lua_topointer(L, -1);
   lua_newtable(L);
   luaL_setfuncs(L, methods, 0);
   lua_pushvalue(L, -1);

@@ -19,6 +19,16 @@
 
 #define MPB_COMM_RING 32 /* root checks a rank may run ahead of its predecessor's */
 
+/* What p2p/ keeps per state (in st->slot[MPB_SLOT_P2P], made by mpb_open_comm). */
+#define MPB_SLOT_P2P 0
+typedef struct mpb_p2p {
+  const void *comm_mt;         /* the communicators' metatable (comm.c: a fast check) */
+  uint32_t comm_ids;           /* communicator ids used in task comm_ids_task (comm.c) */
+  int64_t comm_ids_task;
+  struct mpb_req *posted;      /* the arrival hook's list of posted irecvs (request.c) */
+} mpb_p2p;
+static inline mpb_p2p *mpb_p2p_of(mpb_state *st) { return st->slot[MPB_SLOT_P2P]; }
+
 typedef struct mpb_comm {
   uint32_t id;       /* 0: world */
   int64_t task;      /* task it was made in; -1: world (lives for ever) */

@@ -10,7 +10,7 @@
 **   completes when every MPI send it made is done (the sends themselves
 **   anchor what they read, so a request may be dropped unwaited).
 ** - irecv is matched like an MPI posted receive: at posting, to the oldest
-**   queued message it accepts; otherwise it joins st->posted (posting order)
+**   queued message it accepts; otherwise it joins mpb_p2p_of(st)->posted (posting order)
 **   and the first posted irecv that accepts an arriving message takes it
 **   (req_arrived). Irecvs posted earlier thus get earlier messages, and
 **   a message taken by an irecv is no longer seen by recv or probe.
@@ -35,7 +35,7 @@ enum { R_INERT, R_SEND, R_RECV };
 enum { S_PENDING, S_READY, S_USED }; /* S_READY: complete, values not yet returned */
 
 typedef struct mpb_req {
-  struct mpb_req *prev, *next; /* in st->posted (circular) while posted */
+  struct mpb_req *prev, *next; /* in mpb_p2p_of(st)->posted (circular) while posted */
   int kind, state, posted;
   int64_t task, naborts;       /* when it was made */
   uint64_t ids[2];             /* send: its MPI sends */
@@ -51,10 +51,10 @@ static const char *const state_names[] = {"pending", "complete", "used"};
 
 /* ---------------------------------------------------------- posted list */
 static void post(mpb_state *st, mpb_req *r) {
-  mpb_req *h = st->posted;
+  mpb_req *h = mpb_p2p_of(st)->posted;
   if (!h) {
     r->prev = r->next = r;
-    st->posted = r;
+    mpb_p2p_of(st)->posted = r;
   } else { /* append: h->prev is the tail */
     r->prev = h->prev;
     r->next = h;
@@ -67,11 +67,11 @@ static void post(mpb_state *st, mpb_req *r) {
 static void unpost(mpb_state *st, mpb_req *r) {
   if (!r->posted) return;
   if (r->next == r) {
-    st->posted = NULL;
+    mpb_p2p_of(st)->posted = NULL;
   } else {
     r->prev->next = r->next;
     r->next->prev = r->prev;
-    if (st->posted == r) st->posted = r->next;
+    if (mpb_p2p_of(st)->posted == r) mpb_p2p_of(st)->posted = r->next;
   }
   r->prev = r->next = NULL;
   r->posted = 0;
@@ -81,9 +81,9 @@ static int req_arrived(mpb_state *st, mpb_msg *m) {
   if (!st->in_task || st->aborting || (m->chan != MPB_CH_USER && m->chan != MPB_CH_CUSER))
     return 0;
   mpb_uhdr h = mpb_msg_hdr(m);
-  mpb_req *r = st->posted;
+  mpb_req *r = mpb_p2p_of(st)->posted;
   while (r) {
-    mpb_req *next = r->next == st->posted ? NULL : r->next;
+    mpb_req *next = r->next == mpb_p2p_of(st)->posted ? NULL : r->next;
     if (r->task != st->task) { /* an earlier task's: can never match again */
       unpost(st, r);
     } else if (r->chan == m->chan && r->comm == h.comm && h.task == r->task &&
