@@ -33,8 +33,6 @@ int mplua_stdin_tty(void);
 
 /* Until mplua_attach has succeeded, link_on() is 0 and the others do nothing. */
 int link_on(void);
-/* The front end's stdin is a terminal (the banner and -i behave as lua's). */
-int link_tty(void);
 /* The prompt of the next read of stdin (NULL: a plain read, e.g. io.read). */
 void link_prompt(const char *prompt);
 /* A complete chunk typed at the prompt, for the front end's history. */

@@ -58,7 +58,6 @@ static struct {
 } lk = {.sock = -1, .answers = {-1, -1}};
 
 int link_on(void) { return lk.on; }
-int link_tty(void) { return lk.tty; }
 void link_prompt(const char *prompt) { lk.prompt = prompt; }
 
 int mplua_stdin_tty(void) { return lk.on ? lk.tty : isatty(STDIN_FILENO); }

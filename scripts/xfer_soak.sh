@@ -19,8 +19,8 @@ while [ "$SECONDS" -lt "$end" ]; do
   n=${ranks[RANDOM % ${#ranks[@]}]}
   seed=$((RANDOM * 32768 + RANDOM))
   path=$((RANDOM % 2))
-  cmd="MPLUA_XFER_SEED=$seed MPLUA_OPTIMAL_PATH=$path mpiexec -n $n ../../build/mplua $t.lua"
-  if ! env MPLUA_XFER_SEED=$seed MPLUA_OPTIMAL_PATH=$path MPLUA_XFER_ROUNDS=1 \
+  cmd="MPLUA_XFER_SEED=$seed MPLUA_ZERO_COPY=$path mpiexec -n $n ../../build/mplua $t.lua"
+  if ! env MPLUA_XFER_SEED=$seed MPLUA_ZERO_COPY=$path MPLUA_XFER_ROUNDS=1 \
        timeout 600 mpiexec -n "$n" ../../build/mplua "$t.lua" >"$out" 2>&1; then
     echo "xfer_soak: FAILED after $runs runs: (cd tests/lua && $cmd)"
     tail -n 30 "$out"

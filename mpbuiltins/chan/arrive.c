@@ -5,8 +5,8 @@
 ** - a message of a few KiB is received at once (MPI_Mrecv of a matched,
 **   eager message does not wait for anyone);
 ** - a larger one is received with MPI_Imrecv, and becomes an arrival in
-**   flight unless it is complete at once (an eager message is: a halo's
-**   columns of 4 KiB took the arrival's detour, a poll or two later);
+**   flight unless it is complete at once (an eager message is, and is
+**   delivered in the same poll rather than a poll or two later);
 ** - the header of a message in parts (chan_int.h) is checked like the wire
 **   decoder checks a body, then receives for every part are posted straight
 **   into place on `bulk`.
@@ -142,15 +142,15 @@ static mpb_msg *lay_out(const mpb_msg *h, const mpb_frame *f) {
 
 /* A large message is best received into the buffer its predecessor just
 ** left: a program that takes one message of a few MiB after another then
-** writes into memory still in cache (a fifth of the bandwidth at 8 MiB,
-** against rotating between two buffers), and the largest land in the spare
+** writes into memory still in cache (rotating between two buffers costs
+** much of the bandwidth of large messages), and the largest land in the spare
 ** buffer of the last one (chan/msg.c) rather than in fresh pages. But the
 ** predecessor's last owner is usually garbage Lua has not collected yet,
 ** and nothing may run Lua here: the parts of such a message wait (stage
 ** A_GC) until a wait or the poll hook has run a collection
 ** (mpb_arrivals_collect). A full one when the message is the largest kind,
 ** or when the Lua heap is so small next to the message that collecting it
-** costs a few percent of the transfer (76 KiB: 9 us); otherwise a step as
+** costs a few percent of the transfer; otherwise a step as
 ** large as the message, the step the decoder would take anyway (msg.c),
 ** taken before the buffer is chosen. A message whose buffer cannot be had
 ** waits for a full collection too, as Lua's own allocations do. */

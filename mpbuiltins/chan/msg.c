@@ -10,8 +10,7 @@
 #include "chan/msg.h"
 
 /* Large messages. Fresh memory costs a page fault per 4 KiB, which in a VM
-** takes longer than the transfer itself (0.25 GB/s against 5 GB/s into warm
-** memory), and programs send big blocks again and again. So the buffer of
+** can take longer than the transfer itself, and programs send big blocks again and again. So the buffer of
 ** the last large message freed is kept for the next large one that fits
 ** (a spare), and fresh large buffers ask for huge pages. */
 #define SPARE_MIN ((size_t)64 << 20)

@@ -12,7 +12,7 @@
 ** caller takes the ids (nonblocking sends), in which case the sends anchor
 ** the arrays and strings they read. Sizes are MPI_Count all the way (the
 ** large-count calls of MPI 4): a message may be as large as memory allows.
-** With MPLUA_OPTIMAL_PATH=0 every message is flattened and sent as one
+** With MPLUA_ZERO_COPY=0 every message is flattened and sent as one
 ** piece, so the fast paths can be checked against the plain one.
 **
 ** Every message larger than HEADER_MAX reaches its receiver as a small
@@ -152,7 +152,7 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
     posted(st, dst, chan, copy, len);
   }
   /* The send completes in the next poll's progress: a test now would be a
-  ** progress call of its own, a fifth of a small round trip. A burst of
+  ** progress call of its own, a good part of a small round trip. A burst of
   ** sends with no poll between them tests as it goes: the list stays short. */
   if (st->sends->next) mpb_sends_progress(st);
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, mpb_sends_below_max, NULL, 0);
@@ -246,7 +246,7 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
   if (wait) ids = mine;
   ids[0] = st->send_ids + 1;
   ids[1] = st->send_ids; /* none yet */
-  if (b->nseg && dst != st->rank && st->use_mpi && st->optimal && b->len <= HEADER_MAX) {
+  if (b->nseg && dst != st->rank && st->use_mpi && st->zero_copy && b->len <= HEADER_MAX) {
     send_split(L, st, dst, chan, b, bidx);
     if (last) mpb_encode_done(st, b);
     ids[1] = st->send_ids;
@@ -260,7 +260,7 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
     return;
   }
   size_t len = b->len + b->extlen;
-  if (!b->nseg && last && len <= DIRECT_MAX && st->optimal) {
+  if (!b->nseg && last && len <= DIRECT_MAX && st->zero_copy) {
     mpb_encode_done(st, b);
     send_direct(L, st, dst, chan, b);
     ids[1] = st->send_ids;

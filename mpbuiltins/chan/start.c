@@ -152,7 +152,8 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
   st->size = 1;
   st->nfan = MPB_NFAN_DEFAULT;
   st->first.rank = -1;
-  st->optimal = opt_env("MPLUA_OPTIMAL_PATH", 1) != 0;
+  /* MPLUA_OPTIMAL_PATH is accepted as an alias when MPLUA_ZERO_COPY is unset */
+  st->zero_copy = opt_env("MPLUA_ZERO_COPY", opt_env("MPLUA_OPTIMAL_PATH", 1)) != 0;
   if (use_mpi && start_mpi(st, o->comm, argc, argv, err, errlen) != 0) return NULL;
   st->L = L;
   /* every rank learns whether all could start before any goes on */

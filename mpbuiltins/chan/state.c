@@ -83,8 +83,7 @@ void mpb_note(mpb_state *st, const char *fmt, ...) {
 
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
 ** what this rank wrote to its stdout and stderr pipes just before, and the
-** report of why the job ends is then lost (seen 1 run in 11 on a loaded
-** host). So wait until the pipes are empty (bounded: a reader that is gone
+** report of why the job ends is then lost (on a loaded host). So wait until the pipes are empty (bounded: a reader that is gone
 ** never empties them). */
 void mpb_abort_job(MPI_Comm comm, int status) {
   fflush(stdout);

@@ -121,7 +121,7 @@ typedef struct mpb_state {
   mpb_host host;
   mpb_wakeup *wake;
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
-  int optimal;       /* parts sent in place, direct small sends (MPLUA_OPTIMAL_PATH) */
+  int zero_copy;     /* parts sent in place, direct small sends (MPLUA_ZERO_COPY) */
 
   /* task */
   int64_t task;      /* number of the current or last task */

@@ -26,8 +26,8 @@ int64_t mpb_trace_now(void) {
 /* ---------------------------------------------------------- the clock
 ** Events are stamped with the CPU's time-stamp counter where it is
 ** invariant (a constant rate, the same on every core): an ordered read costs
-** about 20 ns where clock_gettime costs 30 to 90 (a paravirtual clock such as
-** kvm-clock reads the counter and then scales it), and a send and a receive
+** less than clock_gettime (a paravirtual clock such as kvm-clock reads the
+** counter and then scales it), and a send and a receive
 ** read the clock six times. When the recording stops, the ticks become
 ** nanoseconds of the monotonic clock, linearly between readings of both
 ** clocks at start and stop. Elsewhere the events hold nanoseconds at once. */

@@ -2,7 +2,7 @@
 /*
 ** Naps and wake-ups. An idle rank must cost no CPU, on any node, yet start
 ** a task within a millisecond. Waking up every millisecond to probe costs
-** ~2% of a core (context switches), so a rank that has nothing to do naps
+** a share of a core in context switches, so a rank that has nothing to do naps
 ** long, and whoever sends it a message wakes it:
 ** - each rank opens a UDP socket on 127.0.0.1 and naps in ppoll() on it; a
 **   datagram from a rank of the job (or a signal) ends the nap;

@@ -101,8 +101,6 @@ void mpb_coll_allreduce_array(lua_State *L, mpb_coll *x);
 char *mpb_coll_tagged_new(lua_State *L, const mpb_coll *x, int tag, size_t len);
 /* Send such a message (taken: freed when MPI is done) to comm rank r. */
 void mpb_coll_tagged_send(lua_State *L, mpb_coll *x, int r, char *buf, size_t len);
-/* Send the n values at first.. to comm rank r with tag. */
-void mpb_coll_tagged_vals(lua_State *L, mpb_coll *x, int r, int tag, int first, int n);
 /* r's queued message of x with tag, or NULL; taken out of its inbox when take. */
 mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take);
 /* The one wait until ready(st, ud); raises "mismatched collectives" when a

@@ -37,13 +37,6 @@ void mpb_coll_tagged_send(lua_State *L, mpb_coll *x, int r, char *buf, size_t le
   mpb_send_bytes(L, x->st, x->c->ranks[r], MPB_CH_DIST, buf, sizeof(mpb_uhdr) + len, 1);
 }
 
-void mpb_coll_tagged_vals(lua_State *L, mpb_coll *x, int r, int tag, int first, int n) {
-  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
-  mpb_uhdr h = tagged_header(x, tag);
-  mpb_send(L, x->st, x->c->ranks[r], MPB_CH_DIST, b, 1, &h, NULL);
-  lua_pop(L, 1);
-}
-
 /* ------------------------------------------------------------- finding */
 static int of_call(const mpb_coll *x, const mpb_uhdr *h) {
   return h->comm == x->c->id && h->task == x->st->task && h->seq == x->seq;
