@@ -60,7 +60,7 @@ done
 
 # chan/: floors, bottom first (a file's .c and .h share a floor)
 CHAN_FLOORS=(
-  "msg frame state leave"
+  "class msg frame state leave"
   "trace wake outbox mailbox codec"
   "ctl arrive"
   "hook wait send start"

@@ -4,7 +4,7 @@
 ** one header the layers above include. chan/ stands in floors, each naming
 ** nothing above it (scripts/check_layers.sh checks the includes; no file of
 ** chan/ includes this header):
-**   ground  msg.h (a message, its headers, memory and queues), frame.h (the
+**   ground  class.h (making a Lua class), msg.h (a message, its headers, memory and queues), frame.h (the
 **           framing of a message in parts), state.h (the per-state runtime,
 **           failures, the clock; leave.c)
 **   second  trace.h (the recorder), wake.h (naps and wake-ups), outbox.h
@@ -21,6 +21,7 @@
 #ifndef MPB_CHAN_H
 #define MPB_CHAN_H
 
+#include "chan/class.h"
 #include "chan/msg.h"
 #include "chan/frame.h"
 #include "chan/state.h"

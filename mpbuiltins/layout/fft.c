@@ -443,18 +443,11 @@ static int index_(lua_State *L) {
 }
 
 void mpb_open_fft(lua_State *L) {
-  luaL_newmetatable(L, MPB_FFT_MT);
-  lua_newtable(L);
-  lua_pushcfunction(L, info);
-  lua_setfield(L, -2, "info");
+  static const luaL_Reg methods[] = {{"info", info}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {"__gc", gc}, {NULL, NULL}};
+  mpb_class_begin(L, MPB_FFT_MT, methods);
   mpb_fft_run_methods(L, lua_gettop(L));
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  mpb_class_end(L, index_, meta);
   lua_pushcfunction(L, fft);
   lua_setfield(L, -2, "fft");
 }

@@ -256,10 +256,6 @@ void mpb_fft_run_methods(lua_State *L, int idx) {
   luaL_setfuncs(L, methods, 0);
   lua_pop(L, 1);
   static const luaL_Reg rmethods[] = {{"wait", rwait}, {"test", rtest}, {NULL, NULL}};
-  luaL_newmetatable(L, MPB_FFTREQ_MT);
-  luaL_newlib(L, rmethods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, rtostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", rtostring}, {NULL, NULL}};
+  mpb_class(L, MPB_FFTREQ_MT, rmethods, NULL, meta);
 }

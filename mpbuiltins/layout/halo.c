@@ -257,13 +257,8 @@ static int tostr(lua_State *L) {
 void mpb_open_halo(lua_State *L) {
   static const luaL_Reg methods[] = {{"exchange", exchange}, {"iexchange", iexchange},
                                      {"info", info}, {NULL, NULL}};
-  luaL_newmetatable(L, HALO_MT);
-  luaL_newlib(L, methods);
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {NULL, NULL}};
+  mpb_class(L, HALO_MT, methods, index_, meta);
   lua_pushcfunction(L, halo);
   lua_setfield(L, -2, "halo");
 }

@@ -488,19 +488,12 @@ int mpb_lay_grid_of(lua_State *L, int idx, mpb_lay_grid *g) {
 
 void mpb_open_layout(lua_State *L) {
   int mpt = lua_gettop(L);
-  luaL_newmetatable(L, MPB_LAYOUT_MT);
-  lua_newtable(L); /* methods */
-  lua_pushcfunction(L, with);
-  lua_setfield(L, -2, "with");
+  static const luaL_Reg methods[] = {{"with", with}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {"__eq", eq}, {NULL, NULL}};
+  mpb_class_begin(L, MPB_LAYOUT_MT, methods);
   mpb_layout_open_query(L, lua_gettop(L));
   mpb_open_darray(L, mpt, lua_gettop(L));
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, eq);
-  lua_setfield(L, -2, "__eq");
-  lua_pop(L, 1);
+  mpb_class_end(L, index_, meta);
   lua_pushcfunction(L, layout);
   lua_setfield(L, mpt, "layout");
   lua_pushcfunction(L, dims);

@@ -261,13 +261,8 @@ void mpb_open_transpose(lua_State *L) {
   static const luaL_Reg methods[] = {{"forward", forward}, {"back", back},
                                      {"iforward", iforward}, {"iback", iback},
                                      {"info", info}, {NULL, NULL}};
-  luaL_newmetatable(L, PLAN_MT);
-  luaL_newlib(L, methods);
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {NULL, NULL}};
+  mpb_class(L, PLAN_MT, methods, index_, meta);
   lua_pushcfunction(L, transpose);
   lua_setfield(L, -2, "transpose");
 }

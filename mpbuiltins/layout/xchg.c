@@ -403,10 +403,6 @@ static int xtostring(lua_State *L) {
 
 void mpb_open_xchg(lua_State *L) {
   static const luaL_Reg methods[] = {{"wait", xwait}, {"test", xtest}, {NULL, NULL}};
-  luaL_newmetatable(L, XREQ_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, xtostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", xtostring}, {NULL, NULL}};
+  mpb_class(L, XREQ_MT, methods, NULL, meta);
 }

@@ -397,14 +397,8 @@ void mpb_open_request(lua_State *L) {
   static const luaL_Reg methods[] = {{"wait", r_wait}, {"test", r_test}, {NULL, NULL}};
   static const luaL_Reg funcs[] = {{"wait", r_wait}, {"test", r_test}, {"waitall", waitall},
                                    {"waitany", waitany}, {NULL, NULL}};
-  luaL_newmetatable(L, REQ_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, req_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, req_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__gc", req_gc}, {"__tostring", req_tostring}, {NULL, NULL}};
+  mpb_class(L, REQ_MT, methods, NULL, meta);
   mpb_comm_setboth(L, mpt, "isend", c_isend);
   mpb_comm_setboth(L, mpt, "irecv", c_irecv);
   luaL_setfuncs(L, funcs, 0);

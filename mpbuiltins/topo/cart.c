@@ -320,17 +320,13 @@ void mpb_open_cart(lua_State *L) {
                                      {"neighbors", neighbors}, {"distance", distance},
                                      {NULL, NULL}};
   int mpt = lua_gettop(L);
-  luaL_newmetatable(L, CART_MT);
-  luaL_newlib(L, methods);
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {NULL, NULL}};
+  mpb_class_begin(L, CART_MT, methods);
   mpb_topo_neighbor_methods(L, lua_gettop(L));
   lua_getfield(L, mpt, "layout");
   lua_pushcclosure(L, layout, 1);
   lua_setfield(L, -2, "layout");
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  mpb_class_end(L, index_, meta);
   lua_pushcfunction(L, cart);
   lua_setfield(L, mpt, "cart");
   lua_pushcfunction(L, grid_of);

@@ -374,14 +374,10 @@ void mpb_open_graph(lua_State *L) {
                                      {"degree", degree}, {"weights", weights},
                                      {"distance", distance}, {NULL, NULL}};
   int mpt = lua_gettop(L);
-  luaL_newmetatable(L, GRAPH_MT);
-  luaL_newlib(L, methods);
+  static const luaL_Reg meta[] = {{"__tostring", tostr}, {NULL, NULL}};
+  mpb_class_begin(L, GRAPH_MT, methods);
   mpb_topo_neighbor_methods(L, lua_gettop(L));
-  lua_pushcclosure(L, index_, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, tostr);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  mpb_class_end(L, index_, meta);
   lua_pushcfunction(L, graph);
   lua_setfield(L, mpt, "graph");
 }
