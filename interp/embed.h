@@ -25,7 +25,9 @@ void host_lines(lua_State *L, int rank);
 ** luaopen_mp does once it has started one): mpb_open_mp plus mp.serve. */
 int host_open_mp(lua_State *L);
 
-/* serve.c: mplua_serve has been called on this state. */
-int host_served(lua_State *L);
+/* mplua.c: the host steps this state with mplua_serve (serve.c says so at
+** its first step): at mplua_close rank 0's workers are back in the host's
+** code, not idling in mplua_worker. */
+void host_note_served(lua_State *L);
 
 #endif

@@ -29,6 +29,7 @@ typedef struct policy {
   int interactive;           /* mplua_set_interactive */
   mplua_progressfn progress; /* mplua_set_progress */
   void *progress_ud;
+  int served;                /* host_note_served */
 } policy;
 
 static const char POLICY_KEY = 0; /* its address keys the policy */
@@ -51,6 +52,11 @@ void mplua_set_progress(lua_State *L, mplua_progressfn fn, void *ud) {
     p->progress = fn;
     p->progress_ud = ud;
   }
+}
+
+void host_note_served(lua_State *L) {
+  policy *p = get_policy(L);
+  if (p) p->served = 1;
 }
 
 /* Write an error message, with the program's name unless interactive. */
@@ -368,7 +374,8 @@ int mplua_close(lua_State *L, int status) {
   mpb_state *st = mpb_get(L);
   /* workers idle in mplua_worker wait for this; a host's that stepped
   ** mplua_serve are back in its code */
-  if (st->rank == 0 && !host_served(L)) mpb_task_exit(st, status);
+  const policy *pol = get_policy(L);
+  if (st->rank == 0 && !(pol && pol->served)) mpb_task_exit(st, status);
   if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) end_process(L, status, 1);
   lua_close(L); /* the runtime's __gc finalizes MPI */
   return status;

@@ -106,6 +106,7 @@ static serve_state *get_serve(lua_State *L, mpb_state *st) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &SERVE_KEY);
+  host_note_served(L);
   ss->gap = 1; /* the first call is a decision step (nothing to do), the next one too */
   ss->t_last = mpb_now();
   if (st->use_mpi && st->size > 1 && MPI_Comm_dup(st->base, &ss->comm) != MPI_SUCCESS) {
@@ -230,10 +231,6 @@ static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, doub
   ss->word[1] = next_gap(ss, f & F_RUN, flag, timeout);
   ss->word[0] = flag;
   return 0;
-}
-
-int host_served(lua_State *L) {
-  return find_serve(L) != NULL;
 }
 
 /* ----------------------------------------------------------- the step */
