@@ -318,11 +318,11 @@ void mplua_interrupt(void) { mpb_interrupt(); }
 
 void mplua_interrupt_clear(void) { mpb_interrupt_clear(); }
 
-int mplua_target(lua_State *L) { return mpb_get(L)->connect; }
+int mplua_target(lua_State *L) { return mpb_tasks_of(mpb_get(L))->connect; }
 
 static int remote_main(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_pushinteger(L, st->connect);
+  lua_pushinteger(L, mpb_tasks_of(st)->connect);
   lua_insert(L, 1);
   int n = mpb_task_run(L, st, MPB_TASK_LINE, 2, "connect");
   int base = lua_gettop(L) - n;
@@ -332,8 +332,8 @@ static int remote_main(lua_State *L) {
     fwrite(out, 1, len, stdout);
     fflush(stdout);
   }
-  int target = st->connect;
-  if (lua_toboolean(L, base + 3)) st->connect = 0; /* mp.disconnect() ran there */
+  int target = mpb_tasks_of(st)->connect;
+  if (lua_toboolean(L, base + 3)) mpb_tasks_of(st)->connect = 0; /* mp.disconnect() ran there */
   if (!lua_toboolean(L, base + 1)) {
     lua_pushfstring(L, "[rank %d] %s", target, n > 3 ? lua_tostring(L, base + 4) : "?");
     return lua_error(L);

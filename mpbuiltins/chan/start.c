@@ -109,7 +109,6 @@ static void free_tables(mpb_state *st) {
   free(st->inbox), free(st->sent_to), free(st->recvd_from), free(st->part_tag);
   free(st->pending_from), free(st->arr_blocked);
   mpb_msg_reserve_free(&st->reserve);
-  free(st->first.msg);
   st->inbox = NULL;
 }
 
@@ -151,7 +150,6 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
   st->out = o->out;
   st->size = 1;
   st->nfan = MPB_NFAN_DEFAULT;
-  st->first.rank = -1;
   /* MPLUA_OPTIMAL_PATH is accepted as an alias when MPLUA_ZERO_COPY is unset */
   st->zero_copy = opt_env("MPLUA_ZERO_COPY", opt_env("MPLUA_OPTIMAL_PATH", 1)) != 0;
   if (use_mpi && start_mpi(st, o->comm, argc, argv, err, errlen) != 0) return NULL;

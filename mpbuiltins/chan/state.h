@@ -87,16 +87,6 @@ typedef struct mpb_waiting {
 /* Where a task stands on this rank (tasks/ sets it). */
 enum { MPB_PHASE_IDLE, MPB_PHASE_RUN, MPB_PHASE_FINISHED };
 
-typedef struct mpb_fault {
-  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait;
-                        MPB_INTERRUPTED: rank 0's user interrupted the task */
-  char *msg;         /* malloc'ed: message and traceback */
-  char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
-  size_t vlen;
-  int64_t job;       /* the map job that raised it (0: none) */
-} mpb_fault;
-#define MPB_DEADLOCK (-2)
-#define MPB_INTERRUPTED (-3)
 
 /* What a host lets the runtime do to its process (mpb_start). */
 typedef struct mpb_opts {
@@ -120,7 +110,6 @@ typedef struct mpb_state {
   int nfan;
   mpb_host host;
   mpb_wakeup *wake;
-  int connect;       /* rank 0: the rank chunks are routed to (0: none) */
   int zero_copy;     /* parts sent in place, direct small sends (MPLUA_ZERO_COPY) */
 
   /* task */
@@ -139,17 +128,8 @@ typedef struct mpb_state {
   void (*on_idle)(struct mpb_state *st, double waited);
   /* an upper layer's answers still to come (checked before MPI ends) */
   int (*settled)(struct mpb_state *st);
-  struct mpb_snap *snap;  /* rank 0: the looking around (tasks/where.c) */
-  char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
 
-  /* rank 0: faults of the current task */
-  mpb_fault first;
-  int nfault_msgs;   /* FAULT messages received for the current task */
-  int nfault_expect; /* FAULT messages sent, known after the resync exchange */
-  int nself;         /* ranks that faulted on their own in the last abort */
   int64_t naborts;
-  int done_count;    /* DONE messages received for the current task */
-  int64_t unrecv;    /* unreceived user messages reported by the subtree */
 
   /* control */
   mpb_ctl_fn ctl_handler[MPB_NCTL];

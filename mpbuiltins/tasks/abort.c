@@ -26,17 +26,17 @@
 
 void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len,
                             const char *value, size_t vlen, int64_t job) {
-  if (st->first.rank != -1) return;
-  st->first.rank = rank;
-  st->first.job = job;
-  st->first.msg = malloc(len + 1);
-  if (st->first.msg) {
-    memcpy(st->first.msg, msg, len);
-    st->first.msg[len] = '\0';
+  if (mpb_tasks_of(st)->first.rank != -1) return;
+  mpb_tasks_of(st)->first.rank = rank;
+  mpb_tasks_of(st)->first.job = job;
+  mpb_tasks_of(st)->first.msg = malloc(len + 1);
+  if (mpb_tasks_of(st)->first.msg) {
+    memcpy(mpb_tasks_of(st)->first.msg, msg, len);
+    mpb_tasks_of(st)->first.msg[len] = '\0';
   }
-  if (vlen && (st->first.value = malloc(vlen))) {
-    memcpy(st->first.value, value, vlen);
-    st->first.vlen = vlen;
+  if (vlen && (mpb_tasks_of(st)->first.value = malloc(vlen))) {
+    memcpy(mpb_tasks_of(st)->first.value, value, vlen);
+    mpb_tasks_of(st)->first.vlen = vlen;
   }
 }
 
@@ -68,7 +68,7 @@ static int drained(mpb_state *st, void *ud) {
   if (st->rank == 0) mpb_where_check_dead(st);
   for (int p = 0; p < st->size; p++)
     if (st->recvd_from[p] < expect[p]) return 0;
-  return st->sends == NULL && mpb_arrivals_idle(st) && st->nfault_msgs >= st->nfault_expect;
+  return st->sends == NULL && mpb_arrivals_idle(st) && mpb_tasks_of(st)->nfault_msgs >= mpb_tasks_of(st)->nfault_expect;
 }
 
 void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
@@ -105,7 +105,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
       if (p > 0) nf += (int)in[2 * p + 1];
       expect[p] = in[2 * p];
     }
-    st->nfault_expect = st->rank == 0 ? nf : 0;
+    mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
     mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     free(out);
     mpb_where_gather(L, st);
@@ -121,14 +121,14 @@ void mpb_resync(lua_State *L, mpb_state *st) {
         (rc = MPI_Comm_idup(st->base, &st->ccomm, &req)) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
     mpb_wait_req(L, st, &req);
-    st->nself = st->faulted + nf;
+    mpb_tasks_of(st)->nself = st->faulted + nf;
   } else {
     clean(st);
     mpb_where_gather(L, st);
-    st->nself = st->faulted;
+    mpb_tasks_of(st)->nself = st->faulted;
   }
   st->faulted = 0;
-  st->nfault_expect = 0;
+  mpb_tasks_of(st)->nfault_expect = 0;
   /* an ABORT of the next task may have arrived during the barrier */
   st->aborting = st->abort_task > task;
   mpb_hook_arm(st, 0);
@@ -226,12 +226,12 @@ static int te_index_wrapped(lua_State *L) {
 }
 
 void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
-  int others = st->size - st->nself, r = st->first.rank;
-  const char *msg = st->first.msg ? st->first.msg : "?";
+  int others = st->size - mpb_tasks_of(st)->nself, r = mpb_tasks_of(st)->first.rank;
+  const char *msg = mpb_tasks_of(st)->first.msg ? mpb_tasks_of(st)->first.msg : "?";
   char where[4096];
   /* the faulting rank is left out, unless it did more after its fault (a
   ** __close handler that waited: task.c says "faulted, then ...") */
-  int also = r >= 0 && st->wheres && strncmp(st->wheres + 192 * (size_t)r, "faulted, then", 13) == 0;
+  int also = r >= 0 && mpb_tasks_of(st)->wheres && strncmp(mpb_tasks_of(st)->wheres + 192 * (size_t)r, "faulted, then", 13) == 0;
   mpb_where_text(st, r >= 0 && !also ? r : -1, where, sizeof where);
   lua_createtable(L, 0, 8);
   int t = lua_gettop(L);
@@ -243,8 +243,8 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
     luaL_addvalue(&b);
   } else {
     lua_pushfstring(L, "mp.%s: rank %d/%d faulted: %s\n(%d rank%s faulted on %s own, %d stopped)",
-                    fname, r, st->size, msg, st->nself, st->nself == 1 ? "" : "s",
-                    st->nself == 1 ? "its" : "their", others < 0 ? 0 : others);
+                    fname, r, st->size, msg, mpb_tasks_of(st)->nself, mpb_tasks_of(st)->nself == 1 ? "" : "s",
+                    mpb_tasks_of(st)->nself == 1 ? "its" : "their", others < 0 ? 0 : others);
     luaL_addvalue(&b);
   }
   if (where[0] && r != MPB_DEADLOCK) { /* a deadlock's message says it already */
@@ -265,18 +265,18 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   lua_setfield(L, t, "deadlock");
   lua_pushboolean(L, r == MPB_INTERRUPTED);
   lua_setfield(L, t, "interrupted");
-  if (st->first.job) {
-    lua_pushinteger(L, st->first.job);
+  if (mpb_tasks_of(st)->first.job) {
+    lua_pushinteger(L, mpb_tasks_of(st)->first.job);
     lua_setfield(L, t, "job");
   }
-  if (st->first.vlen) { /* the error value itself, when it could travel */
+  if (mpb_tasks_of(st)->first.vlen) { /* the error value itself, when it could travel */
     char err[MPB_ERRLEN];
-    if (mpb_wire_decode(L, st->first.value, st->first.vlen, 0, err, sizeof err) == 1)
+    if (mpb_wire_decode(L, mpb_tasks_of(st)->first.value, mpb_tasks_of(st)->first.vlen, 0, err, sizeof err) == 1)
       lua_setfield(L, t, "value");
   }
   lua_createtable(L, st->size, 1);
-  for (int p = 0; st->wheres && p < st->size; p++) {
-    lua_pushstring(L, st->wheres + 192 * (size_t)p);
+  for (int p = 0; mpb_tasks_of(st)->wheres && p < st->size; p++) {
+    lua_pushstring(L, mpb_tasks_of(st)->wheres + 192 * (size_t)p);
     lua_rawseti(L, -2, p);
   }
   lua_setfield(L, t, "where");
@@ -318,7 +318,7 @@ static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
     if (len < 4 || tl > len - 4) tl = 0;
     const char *text = len >= 4 ? body + 4 : "?";
     size_t vlen = len >= 4 ? len - 4 - tl : 0;
-    st->nfault_msgs++;
+    mpb_tasks_of(st)->nfault_msgs++;
     mpb_fault_record_value(st, m->src, tl ? text : "?", tl ? tl : 1, text + tl, vlen, h->value);
     if (!st->aborting) mpb_abort_begin(st);
   }

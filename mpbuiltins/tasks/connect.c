@@ -22,7 +22,7 @@ static int mp_connect(lua_State *L) {
   if (r < 1 || r >= st->size)
     return luaL_error(L, "bad argument #1 to 'mp.connect' ([rank 0/%d] rank %I out of range 1..%d)",
                       st->size, (LUAI_UACINT)r, st->size - 1);
-  st->connect = (int)r;
+  mpb_tasks_of(st)->connect = (int)r;
   return 0;
 }
 
@@ -30,7 +30,7 @@ static int mp_connect(lua_State *L) {
 ** case: typed at its prompt) it asks rank 0 to end it, through the reply. */
 static int mp_disconnect(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  st->connect = st->rank == 0 ? 0 : -1;
+  mpb_tasks_of(st)->connect = st->rank == 0 ? 0 : -1;
   return 0;
 }
 
@@ -81,8 +81,8 @@ static int remote_body(lua_State *L) {
   lua_remove(L, -2);
   lua_pushvalue(L, 3);
   lua_call(L, 1, 1);
-  lua_pushboolean(L, st->connect == -1);
-  st->connect = 0;
+  lua_pushboolean(L, mpb_tasks_of(st)->connect == -1);
+  mpb_tasks_of(st)->connect = 0;
   for (int i = 0; i < nres; i++) luaL_tolstring(L, 6 + i, NULL);
   int first = 6 + nres;
   mpb_wbuf *b = mpb_encode_msg(L, first, 3 + nres, "connect", 0, sizeof(mpb_uhdr));
@@ -91,7 +91,7 @@ static int remote_body(lua_State *L) {
 }
 
 void mpb_open_connect(lua_State *L) {
-  mpb_task_register(MPB_TASK_LINE, remote_body);
+  mpb_task_register(mpb_get(L), MPB_TASK_LINE, remote_body);
   static const luaL_Reg funcs[] = {{"connect", mp_connect}, {"disconnect", mp_disconnect}, {NULL, NULL}};
   luaL_setfuncs(L, funcs, 0);
 }

@@ -221,6 +221,7 @@ static int handin(lua_State *L) {
 }
 
 void mpb_open_task(lua_State *L) {
+  mpb_tasks_open(L, mpb_get(L));
   mpb_task_handlers(mpb_get(L));
   static const luaL_Reg funcs[] = {
       {"exec", mp_exec}, {"include", include}, {"require", require_all}, {"cd", cd},

@@ -142,10 +142,29 @@ static void after_fault(lua_State *L, mpb_state *st) {
 }
 
 /* ---------------------------------------------------------- operations */
-static lua_CFunction registered[MPB_NTASK];
+void mpb_task_register(mpb_state *st, int op, lua_CFunction body) {
+  if (op > 0 && op < MPB_NTASK) mpb_tasks_of(st)->ops[op] = body;
+}
 
-void mpb_task_register(int op, lua_CFunction body) {
-  if (op > 0 && op < MPB_NTASK) registered[op] = body;
+static int tasks_gc(lua_State *L) {
+  mpb_tasks *t = lua_touserdata(L, 1);
+  free(t->first.msg);
+  free(t->first.value);
+  free(t->wheres);
+  t->first.msg = t->first.value = t->wheres = NULL;
+  return 0;
+}
+
+void mpb_tasks_open(lua_State *L, mpb_state *st) {
+  mpb_tasks *t = lua_newuserdatauv(L, sizeof *t, 0);
+  memset(t, 0, sizeof *t);
+  t->first.rank = -1;
+  lua_newtable(L);
+  lua_pushcfunction(L, tasks_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mp.tasks");
+  st->slot[MPB_SLOT_TASKS] = t;
 }
 
 /* op, values... -> results. Runs on every rank, rank 0 with the caller's
@@ -207,7 +226,8 @@ static int op_run(lua_State *L) {
       return 0;
     }
   }
-  if (op > 0 && op < MPB_NTASK && registered[op]) return registered[op](L);
+  lua_CFunction body = op > 0 && op < MPB_NTASK ? mpb_tasks_of(mpb_get(L))->ops[op] : NULL;
+  if (body) return body(L);
   return luaL_error(L, "mp: unknown task operation %d", op);
 }
 
@@ -224,17 +244,17 @@ static void task_reset(mpb_state *st, int64_t task) {
   st->task = task;
   st->wbusy = 0; /* an error between encoding and sending left it claimed */
   st->rbusy = 0;
-  st->done_count = 0;
-  st->unrecv = 0;
+  mpb_tasks_of(st)->done_count = 0;
+  mpb_tasks_of(st)->unrecv = 0;
   st->user_sent = st->user_taken = 0;
   st->faulted = 0;
-  st->nfault_msgs = 0;
-  st->first.rank = -1;
-  free(st->first.msg);
-  free(st->first.value);
-  st->first.msg = st->first.value = NULL;
-  st->first.vlen = 0;
-  st->first.job = 0;
+  mpb_tasks_of(st)->nfault_msgs = 0;
+  mpb_tasks_of(st)->first.rank = -1;
+  free(mpb_tasks_of(st)->first.msg);
+  free(mpb_tasks_of(st)->first.value);
+  mpb_tasks_of(st)->first.msg = mpb_tasks_of(st)->first.value = NULL;
+  mpb_tasks_of(st)->first.vlen = 0;
+  mpb_tasks_of(st)->first.job = 0;
   mpb_inbox_clear(st, 0);
   mpb_where_reset(st);
 }
@@ -248,7 +268,7 @@ static void send_children(mpb_state *st, int kind, int32_t arg, int64_t value,
 
 static int fanin_ready(mpb_state *st, void *ud) {
   (void)ud;
-  return st->done_count >= nchildren(st) || st->aborting || (st->rank == 0 && mpb_sigint);
+  return mpb_tasks_of(st)->done_count >= nchildren(st) || st->aborting || (st->rank == 0 && mpb_sigint);
 }
 
 /* ----------------------------------------------------------- the leader */
@@ -306,7 +326,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
     return lua_error(L);
   }
   st->phase = MPB_PHASE_IDLE;
-  int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
+  int64_t unrecv = mpb_tasks_of(st)->unrecv + st->user_sent - st->user_taken;
   st->dropped_job += unrecv > 0 ? unrecv : 0;
   if (unrecv > 0)
     mpb_warn(L, "mp.%s: warning: %lld message%s sent during the task %s never received (dropped)",
@@ -384,7 +404,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
     st->phase = MPB_PHASE_FINISHED;
     mpb_wait(L, st, fanin_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (!st->aborting) {
-      int64_t unrecv = st->unrecv + st->user_sent - st->user_taken;
+      int64_t unrecv = mpb_tasks_of(st)->unrecv + st->user_sent - st->user_taken;
       mpb_ctl_send(st, mpb_parent(st, st->rank), MPB_CTL_DONE, st->task, 0, unrecv, NULL, 0);
     }
   }
@@ -422,8 +442,8 @@ int mpb_worker_loop(lua_State *L, mpb_state *st) {
 /* ------------------------------------------------------ control handlers */
 static void on_done(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task == st->task) {
-    st->done_count++;
-    st->unrecv += h->value;
+    mpb_tasks_of(st)->done_count++;
+    mpb_tasks_of(st)->unrecv += h->value;
   }
   mpb_msg_free(m);
 }

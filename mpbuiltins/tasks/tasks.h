@@ -14,6 +14,37 @@ enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TAS
        MPB_TASK_TRACE, /* registered by trace/ */
        MPB_NTASK };
 
+typedef struct mpb_fault {
+  int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait;
+                        MPB_INTERRUPTED: rank 0's user interrupted the task */
+  char *msg;         /* malloc'ed: message and traceback */
+  char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
+  size_t vlen;
+  int64_t job;       /* the map job that raised it (0: none) */
+} mpb_fault;
+#define MPB_DEADLOCK (-2)
+#define MPB_INTERRUPTED (-3)
+
+/* What tasks/ keeps per state (in st->slot[MPB_SLOT_TASKS], made by
+** mpb_open_task). */
+#define MPB_SLOT_TASKS 1
+typedef struct mpb_tasks {
+  /* rank 0: faults of the current task */
+  mpb_fault first;
+  int nfault_msgs;   /* FAULT messages received for the current task */
+  int nfault_expect; /* FAULT messages sent, known after the resync exchange */
+  int nself;         /* ranks that faulted on their own in the last abort */
+  int done_count;    /* DONE messages received for the current task */
+  int64_t unrecv;    /* unreceived user messages reported by the subtree */
+  struct mpb_snap *snap;  /* rank 0: the looking around (where.c) */
+  char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
+  int connect;       /* rank 0: the rank chunks are routed to (0: none) */
+  lua_CFunction ops[MPB_NTASK]; /* task operations other files register */
+} mpb_tasks;
+static inline mpb_tasks *mpb_tasks_of(mpb_state *st) { return st->slot[MPB_SLOT_TASKS]; }
+/* Make this state's mpb_tasks (task.c; mpb_open_task calls it first). */
+void mpb_tasks_open(lua_State *L, mpb_state *st);
+
 /* lua.c's message handler: adds a traceback (luaL_traceback's, with bounded work),
 ** names our functions and the rank
 ** in Lua's own argument errors (msgh.c); passes the abort error as is. */
@@ -27,7 +58,7 @@ static inline int mpb_parent(const mpb_state *st, int r) { return (r - 1) / st->
 ** fault. */
 int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname);
 /* The body of a task operation registered by another file (connect.c). */
-void mpb_task_register(int op, lua_CFunction body);
+void mpb_task_register(mpb_state *st, int op, lua_CFunction body);
 /* Workers: the idle loop; returns the exit status rank 0 sent. */
 int mpb_worker_loop(lua_State *L, mpb_state *st);
 /* Rank 0: tell every worker to exit. */

@@ -206,7 +206,7 @@ static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
   }
   for (int p = 0; p < st->size; p++) {
     snap_head *h = answer(st, all, p);
-    if (h->round == st->snap->round) say_state(h, texts + WHERE * (size_t)p, WHERE);
+    if (h->round == mpb_tasks_of(st)->snap->round) say_state(h, texts + WHERE * (size_t)p, WHERE);
     else snprintf(texts + WHERE * (size_t)p, WHERE, "did not answer (busy in C code?)");
   }
   collapse(texts, WHERE, st->size, "\n  ", out, cap);
@@ -215,7 +215,7 @@ static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
 
 /* -------------------------------------------------------------- rounds */
 static void complete(mpb_state *st) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   describe(st, answer(st, s->answers, 0)); /* rank 0's own, now */
   answer(st, s->answers, 0)->round = s->round;
   size_t all = answer_size(st) * (size_t)st->size;
@@ -241,7 +241,7 @@ static void complete(mpb_state *st) {
 }
 
 static void on_state(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   if (s && s->answers && m->len == sizeof *h + answer_size(st) && h->value == s->round &&
       s->pending > 0 && m->src > 0 && m->src < st->size) {
     memcpy(answer(st, s->answers, m->src), m->buf + sizeof *h, answer_size(st));
@@ -263,7 +263,7 @@ static void on_snap(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
 }
 
 static void watchdog_report(mpb_state *st, double waited) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   char text[4096];
   describe(st, answer(st, s->answers, 0)); /* rank 0 itself, now */
   answer(st, s->answers, 0)->round = s->round;
@@ -316,7 +316,7 @@ static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
 }
 
 void mpb_where_check_dead(mpb_state *st) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   if (!s || st->size == 1) return;
   double now = mpb_now();
   if (now < s->alive_check) return;
@@ -326,7 +326,7 @@ void mpb_where_check_dead(mpb_state *st) {
 
 /* Rank 0 naps in a wait: look around, now and then. */
 static void on_idle(mpb_state *st, double waited) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   if (!s || !s->answers || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
@@ -359,7 +359,7 @@ static void on_idle(mpb_state *st, double waited) {
 
 /* A round's answers still on their way would be left unmatched at exit. */
 static int settled(mpb_state *st) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   return !s || !s->answers || s->pending <= 0 || mpb_now() - s->started > 2.0;
 }
 
@@ -369,7 +369,7 @@ static int settled_ud(mpb_state *st, void *ud) {
 }
 
 void mpb_where_reset(mpb_state *st) {
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   st->where[0] = '\0';
   if (!s) return;
   s->pending = 0;
@@ -387,8 +387,8 @@ void mpb_where_gather(lua_State *L, mpb_state *st) {
   }
   char *all = NULL;
   if (st->rank == 0) {
-    free(st->wheres);
-    all = st->wheres = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
+    free(mpb_tasks_of(st)->wheres);
+    all = mpb_tasks_of(st)->wheres = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
     if (!all) mpb_fatal(st, "out of memory in the abort protocol");
   }
   if (st->size > 1 && st->use_mpi) {
@@ -407,11 +407,11 @@ void mpb_where_gather(lua_State *L, mpb_state *st) {
 
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
   out[0] = '\0';
-  if (!st->wheres) return;
+  if (!mpb_tasks_of(st)->wheres) return;
   char *texts = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
   if (!texts) return;
   for (int p = 0; p < st->size; p++)
-    if (p != skip) memcpy(texts + WHERE * (size_t)p, st->wheres + WHERE * (size_t)p, WHERE);
+    if (p != skip) memcpy(texts + WHERE * (size_t)p, mpb_tasks_of(st)->wheres + WHERE * (size_t)p, WHERE);
   collapse(texts, WHERE, st->size, "\n  ", out, cap);
   free(texts);
 }
@@ -425,7 +425,7 @@ void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
 ** nil turns it off. Returns the previous seconds. */
 static int mp_watchdog(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  struct mpb_snap *s = st->snap;
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
   double old = s ? s->watchdog : 0;
   if (!lua_isnoneornil(L, 1)) {
     if (!lua_istable(L, 1))
@@ -450,11 +450,11 @@ static int mp_watchdog(lua_State *L) {
 
 static int snap_gc(lua_State *L) {
   struct mpb_snap *s = lua_touserdata(L, 1);
-  if (s->st && s->st->snap == s) { /* lua_close: take the answers under way, then unhook */
+  if (s->st && mpb_tasks_of(s->st)->snap == s) { /* lua_close: take the answers under way, then unhook */
     if (s->st->L) mpb_wait_bounded(s->st, settled_ud, NULL, 2.0);
-    s->st->snap = NULL;
-    free(s->st->wheres); /* the last report's whereabouts */
-    s->st->wheres = NULL;
+    mpb_tasks_of(s->st)->snap = NULL;
+    free(mpb_tasks_of(s->st)->wheres); /* the last report's whereabouts */
+    mpb_tasks_of(s->st)->wheres = NULL;
     s->st->on_idle = NULL;
     s->st->settled = NULL;
   }
@@ -487,7 +487,7 @@ void mpb_open_where(lua_State *L) {
     s->watchdog_abort = getenv("MPLUA_WATCHDOG_ABORT") && atoi(getenv("MPLUA_WATCHDOG_ABORT"));
   }
   s->st = st;
-  st->snap = s;
+  mpb_tasks_of(st)->snap = s;
   st->on_idle = on_idle;
   st->settled = settled;
   mpb_ctl_on(st, MPB_CTL_STATE, on_state);

@@ -380,7 +380,7 @@ void mpb_open_trace(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, REG);
-  mpb_task_register(MPB_TASK_TRACE, task_body);
+  mpb_task_register(mpb_get(L), MPB_TASK_TRACE, task_body);
   static const luaL_Reg fns[] = {{"start", l_start},   {"stop", l_stop}, {"matrix", l_matrix},
                                  {"region", l_region}, {"mark", l_mark}, {"on", l_on},
                                  {NULL, NULL}};
