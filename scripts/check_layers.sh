@@ -19,9 +19,6 @@ say() { echo "check_layers: $*"; bad=1; }
 level() { # the rank of a wing; unknown wings are an error
   case $1 in
     array) echo 0 ;; wire | adlib) echo 1 ;; chan) echo 2 ;; p2p) echo 3 ;; coll) echo 4 ;;
-<<<<<<< HEAD
-    layout | topo) echo 5 ;; tasks | fftw) echo 6 ;; map | mpi) echo 7 ;; trace) echo 8 ;; .) echo 9 ;; *) echo -1 ;;
-=======
     layout) echo 5 ;; topo) echo 6 ;; tasks | fftw) echo 7 ;; map | mpi) echo 8 ;; trace) echo 9 ;;
     .) echo 10 ;; *) echo -1 ;;
   esac

@@ -183,7 +183,7 @@ void mpb_mpi_wait(lua_State *L, mpb_mpi *M, mpb_ready ready, void *ud, const mpb
     int done = ready(M->st, ud);
     if (M->nacks) mpb_mpi_flush(L, M);
     if (done) return;
-    if (d) mpb_wait_msg(L, M->st, wrapped_ready, &w, d);
+    if (d) mpb_wait_described(L, M->st, wrapped_ready, &w, d);
     else mpb_wait(L, M->st, wrapped_ready, &w, 0);
   }
 }
