@@ -132,6 +132,25 @@ static int barrier(lua_State *L) {
   return 1;
 }
 
+/* bench.bcast(iters, bytes): MPI_Bcast of bytes from rank 0 (the raw floor
+** of mp.bcast and of a fan-out). */
+static int bcast(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int bytes = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  char *a = malloc((size_t)bytes + 1);
+  if (!a) return luaL_error(L, "bench.bcast: out of memory");
+  memset(a, 1, (size_t)bytes + 1);
+  MPI_Bcast(a, bytes, MPI_BYTE, 0, c); /* the pages are in, the clock starts after */
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) MPI_Bcast(a, bytes, MPI_BYTE, 0, c);
+  t = MPI_Wtime() - t;
+  free(a);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 /* bench.gather(iters, bytes): MPI_Gather of bytes from every rank to rank 0
 ** (the raw floor for shipping trace rings to rank 0). */
 static int gather(lua_State *L) {
@@ -156,7 +175,7 @@ static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"ipingpong", ipingpong},
                                    {"stream", stream},
                                    {"allreduce", allreduce}, {"barrier", barrier},
-                                   {"gather", gather},
+                                   {"gather", gather}, {"bcast", bcast},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
