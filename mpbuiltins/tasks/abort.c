@@ -56,8 +56,13 @@ static int abort_received(mpb_state *st, void *ud) {
   return st->abort_task >= st->task;
 }
 
-static int req_done(mpb_state *st, void *ud) {
-  int flag = 0, rc = MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE);
+#define REQS_MAX 2
+typedef struct { MPI_Request *req; int n; } reqs;
+
+static int reqs_done(mpb_state *st, void *ud) {
+  const reqs *r = ud;
+  MPI_Status s[REQS_MAX];
+  int flag = 0, rc = MPI_Testall(r->n, r->req, &flag, s);
   if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
   if (!flag && st->rank == 0) mpb_where_check_dead(st); /* a dead rank never takes part */
   return flag;
@@ -71,9 +76,12 @@ static int drained(mpb_state *st, void *ud) {
   return st->sends == NULL && mpb_arrivals_idle(st) && st->nfault_msgs >= st->nfault_expect;
 }
 
-void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
-  mpb_wait(L, st, req_done, req, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n) {
+  reqs r = {req, n < REQS_MAX ? n : REQS_MAX};
+  mpb_wait(L, st, reqs_done, &r, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
 }
+
+void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) { mpb_wait_reqs(L, st, req, 1); }
 
 /* Forget everything of the aborted epoch: queued messages and counts. */
 static void clean(mpb_state *st) {
@@ -94,33 +102,47 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     if (!out) mpb_fatal(st, "out of memory in the abort protocol");
     for (size_t p = 0; p < n; p++) {
       out[2 * p] = st->sent_to[p];
-      out[2 * p + 1] = st->faulted;
+      out[2 * p + 1] = st->faulted | st->ccomm_lent << 1;
     }
-    MPI_Request req;
-    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req);
+    /* The rounds of an oversubscribed job cost a turn of every rank on the
+    ** cores each: collectives that do not depend on each other run
+    ** together (the counts with the whereabouts, the barrier with the
+    ** extensions' new communicator). */
+    MPI_Request req[2];
+    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req[0]);
     if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_wait_req(L, st, &req);
-    int nf = 0;
+    mpb_where_gather_start(st, &req[1]);
+    mpb_wait_reqs(L, st, req, 2);
+    mpb_where_gather_end(st);
+    int nf = 0, renew = 0;
     for (size_t p = 0; p < n; p++) {
-      if (p > 0) nf += (int)in[2 * p + 1];
+      if (p > 0) nf += (int)(in[2 * p + 1] & 1);
+      renew |= (int)(in[2 * p + 1] >> 1);
       expect[p] = in[2 * p];
     }
     st->nfault_expect = st->rank == 0 ? nf : 0;
     mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
     free(out);
-    mpb_where_gather(L, st);
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
-    if ((rc = MPI_Ibarrier(st->ctl, &req)) != MPI_SUCCESS)
+    if ((rc = MPI_Ibarrier(st->ctl, &req[0])) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
-    ** pending on the old one can never match after the abort */
-    if ((rc = MPI_Comm_free(&st->ccomm)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_idup(st->base, &st->ccomm, &req)) != MPI_SUCCESS)
+    ** pending on the old one can never match after the abort. When no rank
+    ** lent it since it was made, nothing can be pending on it. The new one
+    ** is made before the old is freed: MPICH releases a freed
+    ** communicator's context at once, pending receives or not, and the
+    ** next one made would take it over, with those receives. */
+    MPI_Comm old = st->ccomm;
+    if (renew && (rc = MPI_Comm_idup(st->base, &st->ccomm, &req[1])) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
-    mpb_wait_req(L, st, &req);
+    mpb_wait_reqs(L, st, req, 1 + renew);
+    if (renew) {
+      if ((rc = MPI_Comm_free(&old)) != MPI_SUCCESS)
+        mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
+      st->ccomm_lent = 0;
+    }
     st->nself = st->faulted + nf;
   } else {
     clean(st);
