@@ -450,6 +450,8 @@ typedef int (*mpb_ready)(mpb_state *st, void *ud);
 #define MPB_WAIT_NOABORT 1
 #define MPB_WAIT_CTL 2     /* waiting for control messages only */
 #define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
+#define MPB_WAIT_BRIEF 8   /* with HOT, on a host with more ranks than cores: naps of at
+                              most 1 ms instead (MPI's collectives in progress wake no one) */
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
 /* The same for a message: the wait is described by d while it lasts. */
 void mpb_wait_msg(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,

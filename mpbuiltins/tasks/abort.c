@@ -3,9 +3,9 @@
 ** The abort/restart protocol (DESIGN.md section 5).
 **
 ** A rank that raises an error in a task sends FAULT to rank 0; rank 0 (on a
-** FAULT, its own error, or Ctrl-C) sends ABORT to every worker. Waiting ranks
-** see ABORT in the one wait, computing ranks in the poll hook; all unwind to
-** their task runner and meet in mpb_resync:
+** FAULT, its own error, or Ctrl-C) sends ABORT to every worker, down the
+** fan-out tree. Waiting ranks see ABORT in the one wait, computing ranks in
+** the poll hook; all unwind to their task runner and meet in mpb_resync:
 **   1. workers make sure they hold this task's ABORT;
 **   2. one alltoall on the control communicator tells each rank how many user
 **      messages every peer sent it since the last resync, and rank 0 how many
@@ -44,12 +44,23 @@ void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
   mpb_fault_record_value(st, rank, msg, len, NULL, 0, 0);
 }
 
+/* ABORT goes down a tree of fan-out fan (carried in its value): each rank
+** passes it on to its children when it first sees it, so the ranks it wakes
+** do not race one sender of P - 1 messages for the cores. */
+static void send_abort(mpb_state *st, int64_t task, int64_t fan) {
+  int64_t first = (int64_t)st->rank * fan + 1;
+  for (int64_t r = first; r < st->size && r < first + fan; r++)
+    mpb_ctl_send(st, (int)r, MPB_CTL_ABORT, task, 0, fan, NULL, 0);
+}
+
 void mpb_abort_begin(mpb_state *st) {
   st->aborting = 1;
-  if (st->use_mpi)
-    for (int r = 1; r < st->size; r++)
-      mpb_ctl_send(st, r, MPB_CTL_ABORT, st->task, 0, 0, NULL, 0);
+  if (st->use_mpi) send_abort(st, st->task, st->nfan > 0 ? st->nfan : 1);
 }
+
+/* The protocol's waits: short steps, not aborted (on a host with more ranks
+** than cores, brief naps rather than yields: see chan/wait.c). */
+#define RESYNC_WAIT (MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT | MPB_WAIT_BRIEF)
 
 static int abort_received(mpb_state *st, void *ud) {
   (void)ud;
@@ -78,7 +89,7 @@ static int drained(mpb_state *st, void *ud) {
 
 void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n) {
   reqs r = {req, n < REQS_MAX ? n : REQS_MAX};
-  mpb_wait(L, st, reqs_done, &r, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+  mpb_wait(L, st, reqs_done, &r, RESYNC_WAIT);
 }
 
 void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) { mpb_wait_reqs(L, st, req, 1); }
@@ -96,7 +107,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   st->naborts++;
   st->in_task = 0;
   if (st->use_mpi && st->size > 1) {
-    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
     size_t n = (size_t)st->size;
     int64_t *out = malloc(4 * n * sizeof *out), *in = out + 2 * n, *expect = out;
     if (!out) mpb_fatal(st, "out of memory in the abort protocol");
@@ -121,7 +132,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
       expect[p] = in[2 * p];
     }
     st->nfault_expect = st->rank == 0 ? nf : 0;
-    mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+    mpb_wait(L, st, drained, expect, RESYNC_WAIT);
     free(out);
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
@@ -321,6 +332,7 @@ static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
 
 static void on_abort(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task > st->abort_task) {
+    send_abort(st, h->task, h->value > 0 ? h->value : st->size);
     st->abort_task = h->task;
     if (h->task >= st->task) {
       st->task = h->task;
