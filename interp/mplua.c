@@ -381,4 +381,4 @@ int mplua_close(lua_State *L, int status) {
   return status;
 }
 
-MPI_Comm mplua_comm(lua_State *L) { return mpb_get(L)->ccomm; }
+MPI_Comm mplua_comm(lua_State *L) { return mpb_ccomm(mpb_get(L)); }

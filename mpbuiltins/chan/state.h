@@ -106,7 +106,8 @@ typedef struct mpb_state {
   MPI_Comm ctl;      /* commands and the abort protocol */
   MPI_Comm user;     /* all mp messages (channels as tags) */
   MPI_Comm bulk;     /* the parts of messages sent in parts (never probed) */
-  MPI_Comm ccomm;    /* for compiled extensions; renewed after each abort */
+  MPI_Comm ccomm;    /* for compiled extensions (mpb_ccomm); renewed after an abort */
+  int ccomm_lent;    /* ccomm was handed out since it was made (tasks/abort.c) */
   int nfan;
   mpb_host host;
   mpb_wakeup *wake;
@@ -176,6 +177,14 @@ typedef struct mpb_state {
   ** registry, alive as long as this state). */
   void *slot[MPB_NSLOTS];
 } mpb_state;
+
+/* The communicator lent to compiled extensions: what they leave pending on
+** it must never match after an abort, so the abort protocol renews it, when
+** it was lent since it was made. */
+static inline MPI_Comm mpb_ccomm(mpb_state *st) {
+  st->ccomm_lent = 1;
+  return st->ccomm;
+}
 
 /* ------------------------------------------------------------- state.c */
 /* The state of L; raises if mp is not open. */

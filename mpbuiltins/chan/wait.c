@@ -76,6 +76,7 @@ static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int ove
     }
   }
   long cap = nap_cap(st, flags);
+  if ((flags & MPB_WAIT_BRIEF) && cap > NAP_SHORT_NS) cap = NAP_SHORT_NS; /* no wake-up comes */
   if (*nap > cap) *nap = cap;
   look_arg look = {ready, ud};
   if (mpb_nap(st, *nap, look_again, &look, flags & MPB_WAIT_CTL)) return 1;
@@ -88,7 +89,11 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   long nap = NAP_FIRST_NS;
   unsigned spins = 0;
   unsigned ctl_every = (flags & MPB_WAIT_CTL) ? 1 : CTL_EVERY;
-  int over = mpb_oversubscribed(st) && !(flags & MPB_WAIT_HOT);
+  /* A hot wait yields the core. When the ranks outnumber the cores, every
+  ** round of a collective would then wait for a turn of every yielding rank
+  ** on them: MPB_WAIT_BRIEF naps instead, at most NAP_SHORT, and leaves the
+  ** cores to the ranks with work. */
+  int over = mpb_oversubscribed(st) && (!(flags & MPB_WAIT_HOT) || (flags & MPB_WAIT_BRIEF));
   int abortable = !(flags & MPB_WAIT_NOABORT);
   for (unsigned it = 0;; it++) {
     int ev = mpb_poll_ctl(st, it % ctl_every == ctl_every - 1);

@@ -15,6 +15,8 @@
 #define MPB_WAIT_NOABORT 1
 #define MPB_WAIT_CTL 2     /* waiting for control messages only */
 #define MPB_WAIT_HOT 4     /* a short protocol step: yield, never sleep */
+#define MPB_WAIT_BRIEF 8   /* with HOT, on a host with more ranks than cores: naps of at
+                              most 1 ms instead (MPI's collectives in progress wake no one) */
 void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags);
 /* The same, described by d while it lasts: what tasks/ reads to report
 ** where this rank waits and to tell a deadlock. */

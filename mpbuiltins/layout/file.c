@@ -101,12 +101,12 @@ static MPI_Datatype etype_of(int dtype) {
 
 /* The MPI communicator of c's members (after the agreement: all are here). */
 static void open_comm(mpb_state *st, mpb_comm *c, io *f) {
-  f->comm = st->ccomm;
+  f->comm = mpb_ccomm(st);
   if (c->id == 0) return;
   MPI_Group all, sub;
-  note(f, MPI_Comm_group(st->ccomm, &all), "MPI_Comm_group");
+  note(f, MPI_Comm_group(f->comm, &all), "MPI_Comm_group");
   note(f, MPI_Group_incl(all, c->size, c->ranks, &sub), "MPI_Group_incl");
-  int rc = MPI_Comm_create_group(st->ccomm, sub, 0x6d70 /* "mp" */, &f->comm);
+  int rc = MPI_Comm_create_group(mpb_ccomm(st), sub, 0x6d70 /* "mp" */, &f->comm);
   note(f, rc, "MPI_Comm_create_group");
   note(f, MPI_Group_free(&sub), "MPI_Group_free");
   note(f, MPI_Group_free(&all), "MPI_Group_free");

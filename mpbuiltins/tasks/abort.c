@@ -3,9 +3,9 @@
 ** The abort/restart protocol (DESIGN.md section 5).
 **
 ** A rank that raises an error in a task sends FAULT to rank 0; rank 0 (on a
-** FAULT, its own error, or Ctrl-C) sends ABORT to every worker. Waiting ranks
-** see ABORT in the one wait, computing ranks in the poll hook; all unwind to
-** their task runner and meet in mpb_resync:
+** FAULT, its own error, or Ctrl-C) sends ABORT to every worker, down the
+** fan-out tree. Waiting ranks see ABORT in the one wait, computing ranks in
+** the poll hook; all unwind to their task runner and meet in mpb_resync:
 **   1. workers make sure they hold this task's ABORT;
 **   2. one alltoall on the control communicator tells each rank how many user
 **      messages every peer sent it since the last resync, and rank 0 how many
@@ -44,20 +44,36 @@ void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
   mpb_fault_record_value(st, rank, msg, len, NULL, 0, 0);
 }
 
+/* ABORT goes down a tree of fan-out fan (carried in its value): each rank
+** passes it on to its children when it first sees it, so the ranks it wakes
+** do not race one sender of P - 1 messages for the cores. */
+static void send_abort(mpb_state *st, int64_t task, int64_t fan) {
+  int64_t first = (int64_t)st->rank * fan + 1;
+  for (int64_t r = first; r < st->size && r < first + fan; r++)
+    mpb_ctl_send(st, (int)r, MPB_CTL_ABORT, task, 0, fan, NULL, 0);
+}
+
 void mpb_abort_begin(mpb_state *st) {
   st->aborting = 1;
-  if (st->use_mpi)
-    for (int r = 1; r < st->size; r++)
-      mpb_ctl_send(st, r, MPB_CTL_ABORT, st->task, 0, 0, NULL, 0);
+  if (st->use_mpi) send_abort(st, st->task, st->nfan > 0 ? st->nfan : 1);
 }
+
+/* The protocol's waits: short steps, not aborted (on a host with more ranks
+** than cores, brief naps rather than yields: see chan/wait.c). */
+#define RESYNC_WAIT (MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT | MPB_WAIT_BRIEF)
 
 static int abort_received(mpb_state *st, void *ud) {
   (void)ud;
   return st->abort_task >= st->task;
 }
 
-static int req_done(mpb_state *st, void *ud) {
-  int flag = 0, rc = MPI_Test((MPI_Request *)ud, &flag, MPI_STATUS_IGNORE);
+#define REQS_MAX 2
+typedef struct { MPI_Request *req; int n; } reqs;
+
+static int reqs_done(mpb_state *st, void *ud) {
+  const reqs *r = ud;
+  MPI_Status s[REQS_MAX];
+  int flag = 0, rc = MPI_Testall(r->n, r->req, &flag, s);
   if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
   if (!flag && st->rank == 0) mpb_where_check_dead(st); /* a dead rank never takes part */
   return flag;
@@ -71,9 +87,12 @@ static int drained(mpb_state *st, void *ud) {
   return st->sends == NULL && mpb_arrivals_idle(st) && mpb_tasks_of(st)->nfault_msgs >= mpb_tasks_of(st)->nfault_expect;
 }
 
-void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) {
-  mpb_wait(L, st, req_done, req, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n) {
+  reqs r = {req, n < REQS_MAX ? n : REQS_MAX};
+  mpb_wait(L, st, reqs_done, &r, RESYNC_WAIT);
 }
+
+void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) { mpb_wait_reqs(L, st, req, 1); }
 
 /* Forget everything of the aborted epoch: queued messages and counts. */
 static void clean(mpb_state *st) {
@@ -88,39 +107,53 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   st->naborts++;
   st->in_task = 0;
   if (st->use_mpi && st->size > 1) {
-    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
     size_t n = (size_t)st->size;
     int64_t *out = malloc(4 * n * sizeof *out), *in = out + 2 * n, *expect = out;
     if (!out) mpb_fatal(st, "out of memory in the abort protocol");
     for (size_t p = 0; p < n; p++) {
       out[2 * p] = st->sent_to[p];
-      out[2 * p + 1] = st->faulted;
+      out[2 * p + 1] = st->faulted | st->ccomm_lent << 1;
     }
-    MPI_Request req;
-    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req);
+    /* The rounds of an oversubscribed job cost a turn of every rank on the
+    ** cores each: collectives that do not depend on each other run
+    ** together (the counts with the whereabouts, the barrier with the
+    ** extensions' new communicator). */
+    MPI_Request req[2];
+    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req[0]);
     if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_wait_req(L, st, &req);
-    int nf = 0;
+    mpb_where_gather_start(st, &req[1]);
+    mpb_wait_reqs(L, st, req, 2);
+    mpb_where_gather_end(st);
+    int nf = 0, renew = 0;
     for (size_t p = 0; p < n; p++) {
-      if (p > 0) nf += (int)in[2 * p + 1];
+      if (p > 0) nf += (int)(in[2 * p + 1] & 1);
+      renew |= (int)(in[2 * p + 1] >> 1);
       expect[p] = in[2 * p];
     }
     mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
-    mpb_wait(L, st, drained, expect, MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT);
+    mpb_wait(L, st, drained, expect, RESYNC_WAIT);
     free(out);
-    mpb_where_gather(L, st);
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
-    if ((rc = MPI_Ibarrier(st->ctl, &req)) != MPI_SUCCESS)
+    if ((rc = MPI_Ibarrier(st->ctl, &req[0])) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_wait_req(L, st, &req);
     /* compiled extensions get a fresh communicator: whatever they left
-    ** pending on the old one can never match after the abort */
-    if ((rc = MPI_Comm_free(&st->ccomm)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_idup(st->base, &st->ccomm, &req)) != MPI_SUCCESS)
+    ** pending on the old one can never match after the abort. When no rank
+    ** lent it since it was made, nothing can be pending on it. The new one
+    ** is made before the old is freed: MPICH releases a freed
+    ** communicator's context at once, pending receives or not, and the
+    ** next one made would take it over, with those receives. */
+    MPI_Comm old = st->ccomm;
+    if (renew && (rc = MPI_Comm_idup(st->base, &st->ccomm, &req[1])) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
-    mpb_wait_req(L, st, &req);
+    mpb_wait_reqs(L, st, req, 1 + renew);
+    if (renew) {
+      if ((rc = MPI_Comm_free(&old)) != MPI_SUCCESS)
+        mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
+      st->ccomm_lent = 0;
+    }
     mpb_tasks_of(st)->nself = st->faulted + nf;
   } else {
     clean(st);
@@ -327,6 +360,7 @@ static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
 
 static void on_abort(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task > st->abort_task) {
+    send_abort(st, h->task, h->value > 0 ? h->value : st->size);
     st->abort_task = h->task;
     if (h->task >= st->task) {
       st->task = h->task;

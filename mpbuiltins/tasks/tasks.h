@@ -84,14 +84,20 @@ void mpb_abort_begin(mpb_state *st);
 ** rank, message, traceback, where, job, value, deadlock; tostring: text). */
 void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname);
 
-/* Wait (the one wait, hot) for a request of the control communicator. */
+/* Wait (the one wait, hot) for a request of the control communicator / for
+** n of them, n <= 2 (collectives under way together share their rounds). */
 void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req);
+void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n);
 
 /* -------------------------------------------------------------- where.c */
 /* A task begins: nothing seen yet. */
 void mpb_where_reset(mpb_state *st);
-/* In the abort protocol (collective): every rank's `where` to rank 0. */
+/* In the abort protocol (collective): every rank's `where` to rank 0. The
+** gather can be started (*req: MPI_REQUEST_NULL when there is nothing to
+** wait for), waited for with other requests, and ended. */
 void mpb_where_gather(lua_State *L, mpb_state *st);
+void mpb_where_gather_start(mpb_state *st, MPI_Request *req);
+void mpb_where_gather_end(mpb_state *st);
 /* Rank 0: end the job, saying which, if a rank of this host has died (now
 ** and then; the abort protocol's waits, which wait for every rank, call it). */
 void mpb_where_check_dead(mpb_state *st);

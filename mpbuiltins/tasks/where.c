@@ -380,7 +380,8 @@ void mpb_where_reset(mpb_state *st) {
 }
 
 /* --------------------------------------------------------- whereabouts */
-void mpb_where_gather(lua_State *L, mpb_state *st) {
+void mpb_where_gather_start(mpb_state *st, MPI_Request *req) {
+  *req = MPI_REQUEST_NULL;
   if (!st->where[0]) {
     const char *w = st->phase == MPB_PHASE_RUN ? "was stopped" : "had finished the task";
     snprintf(st->where, sizeof st->where, "%s", w);
@@ -392,17 +393,25 @@ void mpb_where_gather(lua_State *L, mpb_state *st) {
     if (!all) mpb_fatal(st, "out of memory in the abort protocol");
   }
   if (st->size > 1 && st->use_mpi) {
-    MPI_Request req;
-    if (MPI_Igather(st->where, WHERE, MPI_CHAR, all, WHERE, MPI_CHAR, 0, st->ctl, &req) !=
+    if (MPI_Igather(st->where, WHERE, MPI_CHAR, all, WHERE, MPI_CHAR, 0, st->ctl, req) !=
         MPI_SUCCESS)
       mpb_fatal(st, "the abort protocol failed");
-    mpb_wait_req(L, st, &req);
   } else if (all) {
     memcpy(all, st->where, WHERE);
   }
-  if (all)
-    for (int p = 0; p < st->size; p++) all[WHERE * (size_t)p + WHERE - 1] = '\0';
+}
+
+void mpb_where_gather_end(mpb_state *st) {
+  if (st->wheres)
+    for (int p = 0; p < st->size; p++) st->wheres[WHERE * (size_t)p + WHERE - 1] = '\0';
   st->where[0] = '\0'; /* said: a late abort of the next task starts afresh */
+}
+
+void mpb_where_gather(lua_State *L, mpb_state *st) {
+  MPI_Request req;
+  mpb_where_gather_start(st, &req);
+  if (req != MPI_REQUEST_NULL) mpb_wait_req(L, st, &req);
+  mpb_where_gather_end(st);
 }
 
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {

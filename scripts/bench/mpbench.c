@@ -16,8 +16,34 @@
 #include "bench_host.h"
 #include "mplua.h"
 
-/* bench.pingpong(iters, bytes): rank 0 <-> rank 1 round trips. */
-static int pingpong(lua_State *L) {
+/* One exchange of a round trip between ranks 0 and 1: the rank that sends
+** first sends, then receives; the other receives, then sends. */
+typedef void (*exchange_fn)(char *buf, int bytes, int peer, int send_first, MPI_Comm c);
+
+/* Blocking: MPI_Send and MPI_Recv. */
+static void bexchange(char *buf, int bytes, int peer, int send_first, MPI_Comm c) {
+  if (send_first) MPI_Send(buf, bytes, MPI_BYTE, peer, 0, c);
+  MPI_Recv(buf, bytes, MPI_BYTE, peer, 0, c, MPI_STATUS_IGNORE);
+  if (!send_first) MPI_Send(buf, bytes, MPI_BYTE, peer, 0, c);
+}
+
+/* The interruptible scheme, the anchor for a runtime that never blocks
+** outside its own wait: MPI_Isend, then poll MPI_Improbe until a match,
+** MPI_Mrecv, and poll the send's completion. */
+static void iexchange(char *buf, int bytes, int peer, int send_first, MPI_Comm c) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (send_first) MPI_Isend(buf, bytes, MPI_BYTE, peer, 0, c, &req);
+  int flag = 0;
+  MPI_Message m;
+  MPI_Status st;
+  while (!flag) MPI_Improbe(peer, 0, c, &flag, &m, &st);
+  MPI_Mrecv(buf, bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+  if (!send_first) MPI_Isend(buf, bytes, MPI_BYTE, peer, 0, c, &req);
+  for (flag = 0; !flag;) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+}
+
+/* iters round trips of bytes between ranks 0 and 1; seconds per round trip. */
+static int round_trips(lua_State *L, exchange_fn exchange) {
   int iters = (int)luaL_checkinteger(L, 1);
   int bytes = (int)luaL_optinteger(L, 2, 8);
   MPI_Comm c = mplua_comm(L);
@@ -26,20 +52,17 @@ static int pingpong(lua_State *L) {
   char *buf = calloc((size_t)bytes + 1, 1);
   MPI_Barrier(c);
   double t = MPI_Wtime();
-  for (int i = 0; i < iters && r < 2; i++) {
-    if (r == 0) {
-      MPI_Send(buf, bytes, MPI_BYTE, 1, 0, c);
-      MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, c, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, c, MPI_STATUS_IGNORE);
-      MPI_Send(buf, bytes, MPI_BYTE, 0, 0, c);
-    }
-  }
+  for (int i = 0; i < iters && r < 2; i++) exchange(buf, bytes, 1 - r, r == 0, c);
   t = MPI_Wtime() - t;
   free(buf);
   lua_pushnumber(L, t / iters);
   return 1;
 }
+
+/* bench.pingpong(iters, bytes) / bench.ipingpong(iters, bytes): blocking /
+** interruptible round trips. */
+static int pingpong(lua_State *L) { return round_trips(L, bexchange); }
+static int ipingpong(lua_State *L) { return round_trips(L, iexchange); }
 
 /* bench.stream(iters, bytes): rank 0 sends `bytes` to rank 1, which answers
 ** with one byte (so the time covers delivery). Large counts (MPI 4's _c
@@ -101,6 +124,25 @@ static int barrier(lua_State *L) {
   return 1;
 }
 
+/* bench.bcast(iters, bytes): MPI_Bcast of bytes from rank 0 (the raw floor
+** of mp.bcast and of a fan-out). */
+static int bcast(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int bytes = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  char *a = malloc((size_t)bytes + 1);
+  if (!a) return luaL_error(L, "bench.bcast: out of memory");
+  memset(a, 1, (size_t)bytes + 1);
+  MPI_Bcast(a, bytes, MPI_BYTE, 0, c); /* the pages are in, the clock starts after */
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) MPI_Bcast(a, bytes, MPI_BYTE, 0, c);
+  t = MPI_Wtime() - t;
+  free(a);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 /* bench.gather(iters, bytes): MPI_Gather of bytes from every rank to rank 0
 ** (the raw floor for shipping trace rings to rank 0). */
 static int gather(lua_State *L) {
@@ -122,9 +164,10 @@ static int gather(lua_State *L) {
 }
 
 static int open_bench(lua_State *L) {
-  static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"stream", stream},
+  static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"ipingpong", ipingpong},
+                                   {"stream", stream},
                                    {"allreduce", allreduce}, {"barrier", barrier},
-                                   {"gather", gather},
+                                   {"gather", gather}, {"bcast", bcast},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;

@@ -29,10 +29,24 @@ end)
 assert(total == 7 * n + n * (n - 1) // 2, "handin sum " .. tostring(total))
 assert(mp.exec(function() return mp.handin() end) == nil, "handin() synchronizes")
 
--- small fan-out: a deep tree gives the same answers
+-- small fan-out: a deep tree gives the same answers; an abort goes down the
+-- same tree (each rank passes it on): every rank stops, whichever faults,
+-- while a rank inside the tree computes, and the next task works
 local old = mp.nfan(2)
 assert(old == 16)
 assert(mp.exec("return mp.handin(1)") == n)
+for _, fan in ipairs{1, 2, 3} do
+  mp.nfan(fan)
+  for _, victim in ipairs{n - 1, n // 2} do
+    local ok, e = pcall(mp.exec, function(v)
+      if mp.rank == v then error("fanout: on purpose") end
+      if mp.rank == 1 and n > 2 then while true do end end -- stopped by the poll hook
+      mp.barrier()
+    end, victim)
+    assert(not ok and e.rank == victim, tostring(e))
+    assert(mp.exec("return mp.handin(1)") == n)
+  end
+end
 mp.nfan(old)
 
 -- include and require ship the file from rank 0
