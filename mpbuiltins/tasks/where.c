@@ -402,8 +402,9 @@ void mpb_where_gather_start(mpb_state *st, MPI_Request *req) {
 }
 
 void mpb_where_gather_end(mpb_state *st) {
-  if (st->wheres)
-    for (int p = 0; p < st->size; p++) st->wheres[WHERE * (size_t)p + WHERE - 1] = '\0';
+  char *all = mpb_tasks_of(st)->wheres;
+  if (all)
+    for (int p = 0; p < st->size; p++) all[WHERE * (size_t)p + WHERE - 1] = '\0';
   st->where[0] = '\0'; /* said: a late abort of the next task starts afresh */
 }
 
