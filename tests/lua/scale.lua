@@ -20,7 +20,10 @@ for _ = 1, 2 do
   assert(text:find(("rank %d/%d faulted: "):format(P - 1, P), 1, true), text)
   assert(text:find("scale: on purpose", 1, true), text)
   assert(e.where[0]:find("mp.barrier", 1, true), e.where[0])
-  assert(e.where[P // 2]:find("mp.barrier", 1, true), e.where[P // 2])
+  -- a rank deep in the fan-out tree may meet the abort before the task or its barrier
+  local mid = e.where[P // 2]
+  assert(mid:find("mp.barrier", 1, true) or mid:find("running at", 1, true) or
+         mid:find("had finished the task", 1, true) or mid:find("was stopped", 1, true), mid)
   assert(mp.exec(function() return mp.handin(1) end) == P)
 end
 
