@@ -90,7 +90,9 @@ static void set_header(mpb_array *a, void *data, int64_t n, int dtype, int ndim,
     a->dims[k] = k < ndim ? dims[k] : 1;
     a->strides[k] = strides && k < ndim ? strides[k] : cm;
     if (a->dims[k] > 1 && a->strides[k] != cm) a->contig = 0;
-    cm *= a->dims[k];
+    /* unsigned: with a zero extent the others' product may pass INT64_MAX (n is 0
+    ** then, and the array is contiguous whatever cm says) */
+    cm = (int64_t)((uint64_t)cm * (uint64_t)a->dims[k]);
   }
   if (n == 0) a->contig = 1;
 }
