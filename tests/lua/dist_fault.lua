@@ -33,14 +33,6 @@ local function body(b, mode)
   for i = 1, #a do assert(back[i] == a[i]) end
   return true
 end
-for k = 1, 8 do
-  for _, mode in ipairs({"inflight", "before", "mismatch", "halo"}) do
-    local bad = k % mp.size
-    local ok, err = pcall(mp.exec, body, bad, mode)
-    assert(not ok, mode .. ": the fault was not reported")
-    local want = mode == "mismatch" and "mismatched collectives" or "fault"
-    assert(tostring(err):find(want, 1, true), mode .. ": " .. tostring(err))
-    assert(mp.exec(body, -1, "none") == true)
-  end
-end
+package.path = "lib/?.lua;" .. package.path
+require("fault_rounds")(body, 8, {"inflight", "before", "mismatch", "halo"})
 print("dist_fault ok")
