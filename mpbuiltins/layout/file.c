@@ -101,16 +101,7 @@ static MPI_Datatype etype_of(int dtype) {
 
 /* The MPI communicator of c's members (after the agreement: all are here). */
 static void open_comm(mpb_state *st, mpb_comm *c, io *f) {
-  f->comm = mpb_ccomm(st);
-  if (c->id == 0) return;
-  MPI_Group all, sub;
-  note(f, MPI_Comm_group(f->comm, &all), "MPI_Comm_group");
-  note(f, MPI_Group_incl(all, c->size, c->ranks, &sub), "MPI_Group_incl");
-  int rc = MPI_Comm_create_group(mpb_ccomm(st), sub, 0x6d70 /* "mp" */, &f->comm);
-  note(f, rc, "MPI_Comm_create_group");
-  note(f, MPI_Group_free(&sub), "MPI_Group_free");
-  note(f, MPI_Group_free(&all), "MPI_Group_free");
-  f->own_comm = rc == MPI_SUCCESS;
+  note(f, mpb_comm_mpi(st, c, &f->comm, &f->own_comm), "MPI_Comm_create_group");
 }
 
 /* The box of rank me of layout y as a view of the file after offset: a

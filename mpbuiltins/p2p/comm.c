@@ -275,3 +275,22 @@ void mpb_open_comm(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
   lua_setfield(L, mpt, "world");
 }
+
+/* ------------------------------------------------------------ MPI's */
+int mpb_comm_mpi(mpb_state *st, const mpb_comm *c, MPI_Comm *out, int *own) {
+  *out = mpb_ccomm(st);
+  *own = 0;
+  if (c->id == 0) return MPI_SUCCESS;
+  MPI_Group all, sub;
+  int rc = MPI_Comm_group(*out, &all);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = MPI_Group_incl(all, c->size, c->ranks, &sub);
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Comm_create_group(mpb_ccomm(st), sub, 0x6d70 /* "mp" */, out);
+    *own = rc == MPI_SUCCESS;
+    int rc2 = MPI_Group_free(&sub);
+    if (rc == MPI_SUCCESS) rc = rc2;
+  }
+  int rc3 = MPI_Group_free(&all);
+  return rc == MPI_SUCCESS ? rc3 : rc;
+}

@@ -121,6 +121,14 @@ static inline lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_
 }
 #define MPB_DESTS_BUF 16 /* destinations a caller keeps on its C stack */
 
+/* An MPI communicator of c's members, for the calls that need a real one
+** (MPI-IO, windows): mpb_ccomm's for mp.world (*own 0), else a new one made
+** with MPI_Comm_create_group (*own 1: the caller frees it). Collective over
+** c's members and blocking: call it only once every member is known to be
+** here (after an mplua collective on c agreed), so it cannot wait for a rank
+** that faulted. Returns MPI's code. */
+int mpb_comm_mpi(mpb_state *st, const mpb_comm *c, MPI_Comm *out, int *own);
+
 /* Send the message in b to comm rank r on chan (last: the buffer may be
 ** taken); ids as mpb_send's. */
 void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
