@@ -37,5 +37,6 @@ secs=${1:-60}
 echo "fuzz: fuzz_message for $secs s over $(ls "$out/corpus" | wc -l) seeds"
 ASAN_OPTIONS=detect_leaks=1 "$out/fuzz_message" -max_total_time="$secs" -max_len=200000 \
   -rss_limit_mb=4096 -artifact_prefix="$out/" -print_final_stats=1 "$out/corpus" 2>&1 |
-  grep -E '^(#[0-9]+ *DONE|Done|==|SUMMARY|stat::number_of_executed_units|.*ERROR)' || true
-test "${PIPESTATUS[0]}" -eq 0
+  grep -E '^(#[0-9]+ *DONE|Done|==|SUMMARY|stat::number_of_executed_units|.*ERROR)' &&
+  rc=${PIPESTATUS[0]} || rc=${PIPESTATUS[0]}
+exit "$rc"
