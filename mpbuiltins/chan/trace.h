@@ -66,7 +66,7 @@ typedef struct mpb_tev {
 #define MPB_TR_DEPTH 48    /* spans open at once (deeper ones are not recorded) */
 /* Message kinds: a channel, or MPB_NCHAN + a collective's kind (a message on
 ** MPB_CH_COLL or MPB_CH_DIST; coll.h's kinds, checked by trace/ which knows them). */
-#define MPB_TR_NCOLL 24
+#define MPB_TR_NCOLL 32
 #define MPB_TR_KINDS (MPB_NCHAN + MPB_TR_NCOLL)
 
 /* A rank's recorder. It outlives start/stop (gen tells the spans of one

@@ -75,8 +75,9 @@ struct mpb_mpireq {
   uint32_t token;               /* synchronous send: the token acknowledged */
   const mpb_comm *c;            /* anchored in user value 1 */
   mpb_msg *m;                   /* receive: the message it matched, owned */
+  struct mpb_icoll *icoll;      /* a nonblocking collective: its state (mpi_icoll.c) */
 };
-enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV };
+enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV, MPB_RQ_COLL };
 enum { MPB_RQ_PENDING, MPB_RQ_READY, MPB_RQ_USED };
 
 /* ------------------------------------------------------- mpi_match.c */
@@ -144,8 +145,26 @@ int mpb_mpi_sched_pick(mpb_mpi *M, int n, const int *srcs);
 void mpb_mpi_sched_gather(lua_State *L, mpb_mpi *M, const mpb_comm *c, int tag,
                           const char *fname);
 
+/* ----------------------------------------------------------- mpi_req.c */
+/* Push a new request of kind on the communicator at cidx (its user value 1;
+** nil: mp.world), with size bytes (>= sizeof(mpb_mpireq)) and nuv user values. */
+mpb_mpireq *mpb_mpi_req_new(lua_State *L, mpb_mpi *M, const mpb_comm *c, int cidx, int kind,
+                            size_t size, int nuv);
+
+/* --------------------------------------------------------- mpi_icoll.c */
+/* Whether the nonblocking collective of r can be delivered (complete, or
+** found mismatched). No Lua, never raises. */
+int mpb_mpi_icoll_done(mpb_mpi *M, mpb_mpireq *r);
+/* Push its result (what the blocking call returns: 0 or 1 value), taking
+** its messages; raises on a mismatch. */
+int mpb_mpi_icoll_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname);
+/* "mpi.Wait(Ibcast, root 2)" into buf: a wait's words; *seq its number. */
+void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mpireq *r,
+                            uint32_t *seq);
+
 /* ---------------------------------------------------------- openers */
 void mpb_open_mpi(lua_State *L);          /* mp.mpi (mpi_p2p.c) */
 void mpb_mpi_req_funcs(lua_State *L);     /* requests, into the table on top (mpi_req.c) */
+void mpb_mpi_icoll_funcs(lua_State *L);   /* nonblocking collectives, likewise (mpi_icoll.c) */
 
 #endif

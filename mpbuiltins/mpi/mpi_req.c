@@ -16,9 +16,10 @@
 #define REQ_MT "mp.mpi.Request"
 
 /* A new request on the communicator at cidx, inert until it is filled in. */
-static mpb_mpireq *req_new(lua_State *L, mpb_mpi *M, const mpb_comm *c, int cidx, int kind) {
-  mpb_mpireq *r = lua_newuserdatauv(L, sizeof *r, 1);
-  memset(r, 0, sizeof *r);
+mpb_mpireq *mpb_mpi_req_new(lua_State *L, mpb_mpi *M, const mpb_comm *c, int cidx, int kind,
+                            size_t size, int nuv) {
+  mpb_mpireq *r = lua_newuserdatauv(L, size, nuv);
+  memset(r, 0, size);
   lua_pushvalue(L, cidx); /* keeps the communicator alive (nil: mp.world) */
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, REQ_MT);
@@ -41,7 +42,7 @@ static int req_gc(lua_State *L) {
 
 static int req_tostring(lua_State *L) {
   mpb_mpireq *r = luaL_checkudata(L, 1, REQ_MT);
-  static const char *const kinds[] = {"empty", "Isend", "Issend", "Irecv"};
+  static const char *const kinds[] = {"empty", "Isend", "Issend", "Irecv", "collective"};
   static const char *const states[] = {"pending", "complete", "inactive"};
   lua_pushfstring(L, "mp.mpi.Request (%s, peer %d, tag %d, %s)", kinds[r->kind], r->peer,
                   r->tag, states[r->state]);
@@ -53,6 +54,7 @@ static int req_done(mpb_mpi *M, mpb_mpireq *r) {
   if (r->state != MPB_RQ_PENDING) return 1;
   int done = 0;
   if (r->kind == MPB_RQ_RECV) done = r->m != NULL;
+  else if (r->kind == MPB_RQ_COLL) done = mpb_mpi_icoll_done(M, r);
   else if (mpb_sends_gone(M->st, r->ids)) {
     if (r->kind == MPB_RQ_SSEND && !r->acked)
       r->acked = mpb_mpi_take_ack(M, r->c->ranks[r->peer], r->c->id, r->token);
@@ -101,6 +103,7 @@ static mpb_mpireq *req_check(lua_State *L, mpb_state *st, int idx, const char *f
 ** receive (nil, status for PROC_NULL or a cancelled one); nothing for a send. */
 static int deliver(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname) {
   r->state = MPB_RQ_USED;
+  if (r->kind == MPB_RQ_COLL) return mpb_mpi_icoll_push(L, M, r, fname);
   if (r->kind != MPB_RQ_RECV) return 0;
   if (r->cancelled || r->peer == MPB_MPI_PROC_NULL) {
     mpb_mpi_push_null(L, r->cancelled);
@@ -119,7 +122,7 @@ static int isend(lua_State *L, int sync, const char *fname) {
   int dest = mpb_mpi_dest(L, st, c, 2, fname);
   int tag = mpb_mpi_tag(L, st, 3, 0, fname);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
-  mpb_mpireq *r = req_new(L, M, c, 4, sync ? MPB_RQ_SSEND : MPB_RQ_SEND);
+  mpb_mpireq *r = mpb_mpi_req_new(L, M, c, 4, sync ? MPB_RQ_SSEND : MPB_RQ_SEND, sizeof *r, 1);
   r->peer = dest;
   r->tag = tag;
   r->ids[0] = 1; /* none: complete */
@@ -146,7 +149,7 @@ static int Irecv(lua_State *L) {
   int src = mpb_mpi_source(L, st, c, 1, "mpi.Irecv");
   int tag = mpb_mpi_tag(L, st, 2, 1, "mpi.Irecv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
-  mpb_mpireq *r = req_new(L, M, c, 3, MPB_RQ_RECV);
+  mpb_mpireq *r = mpb_mpi_req_new(L, M, c, 3, MPB_RQ_RECV, sizeof *r, 1);
   r->peer = src;
   r->tag = tag;
   if (src == MPB_MPI_PROC_NULL) {
@@ -222,12 +225,15 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
     }
   if (stuck && (all || stuck == pending)) no_forever(L, st, fname);
   char what[64];
+  uint32_t seq = 0;
   if (a->n == 1 && one && one->kind == MPB_RQ_RECV)
     mpb_mpi_describe(what, sizeof what, fname, one->peer, one->tag);
+  else if (a->n == 1 && one && one->kind == MPB_RQ_COLL)
+    mpb_mpi_icoll_describe(what, sizeof what, fname, one, &seq);
   else snprintf(what, sizeof what, "%s(%d requests)", fname, pending);
   int peer = pending == 1 && one->kind == MPB_RQ_RECV && one->peer >= 0
                  ? one->c->ranks[one->peer] : -1;
-  mpb_waitdesc d = {what, peer, 0, 0};
+  mpb_waitdesc d = {what, peer, seq ? one->c->id : 0, seq};
   mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send completes by itself */
 }
 
@@ -300,10 +306,9 @@ static int Test(lua_State *L) {
 /* Deliver v[i] into vals[k], sts[k] (tables at vi, vi + 1). */
 static void deliver_into(lua_State *L, mpb_mpi *M, mpb_mpireq *r, int vi, lua_Integer k,
                          const char *fname) {
-  if (deliver(L, M, r, fname) == 2) {
-    lua_seti(L, vi + 1, k);
-    lua_seti(L, vi, k);
-  }
+  int n = deliver(L, M, r, fname);
+  if (n == 2) lua_seti(L, vi + 1, k);
+  if (n >= 1) lua_seti(L, vi, k); /* a collective's result: no status */
 }
 
 /* mpi.Waitall(reqs) -> vals, statuses (tables indexed as reqs; nil for sends
