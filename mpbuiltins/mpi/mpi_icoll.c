@@ -73,6 +73,14 @@ static void keep_table(lua_State *L, mpb_state *st) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP);
 }
 
+/* The root check of rooted collectives (bcast, scatter, gather, reduce):
+** as mp's (coll.c), every member sends an empty message naming its root to
+** the next member, so that ranks that disagree on the root raise a
+** mismatch instead of returning garbage. It carries this bit in its kind. */
+#define RING 0x80
+
+static int rooted(const mpb_coll *x) { return x->root >= 0 && x->c->size > 1; }
+
 /* Who sends to whom: rank me sends to r / expects a message from r. */
 static int sends_to(const mpb_coll *x, int r) {
   int me = x->c->rank;
@@ -119,10 +127,10 @@ static void mismatch(mpb_icoll *ic, int r, const mpb_uhdr *h) {
     snprintf(ic->why, sizeof ic->why, "rank %d called mp.%s with another op", r, x->fname);
 }
 
-/* Comm rank r's message of ic (taken out of its queue when take), or NULL;
-** a message of r under ic's number that belongs to another call is
-** recorded in ic->why. No Lua. */
-static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int take) {
+/* Comm rank r's message of ic (its root check with ring; taken out of its
+** queue when take), or NULL; a message of r under ic's number that belongs
+** to another call is recorded in ic->why. No Lua. */
+static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int ring, int take) {
   const mpb_coll *x = &ic->x;
   int w = x->c->ranks[r];
   mpb_queue *q = mpb_inbox(st, MPB_CH_DIST, w);
@@ -131,10 +139,11 @@ static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int take) {
   for (mpb_msg *m = q->head; m; prev = m, m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
     if (h.comm != x->c->id || h.task != st->task || h.seq != x->seq) continue;
-    if ((h.flags & 0xffff) != ic->flags || h.aux != x->root) {
+    if ((h.flags & 0xff7f) != ic->flags || h.aux != x->root) {
       mismatch(ic, r, &h);
       return NULL;
     }
+    if (!(h.flags & RING) != !ring) continue;
     if (take) {
       unlink_msg(q, m, prev);
       mpb_trace_taken(st, m);
@@ -154,8 +163,11 @@ static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int take) {
 int mpb_mpi_icoll_done(mpb_mpi *M, mpb_mpireq *r) {
   mpb_icoll *ic = r->icoll;
   const mpb_coll *x = &ic->x;
-  for (; !ic->why[0] && ic->next < x->c->size; ic->next++)
-    if (expects(x, ic->next) && !find(M->st, ic, ic->next, 0) && !ic->why[0]) return 0;
+  int n = x->c->size;
+  for (; !ic->why[0] && ic->next < n; ic->next++)
+    if (expects(x, ic->next) && !find(M->st, ic, ic->next, 0, 0) && !ic->why[0]) return 0;
+  if (!ic->why[0] && rooted(x) && !find(M->st, ic, (x->c->rank + n - 1) % n, 1, 0) && !ic->why[0])
+    return 0;
   return ic->why[0] || mpb_sends_gone(M->st, ic->ids);
 }
 
@@ -172,7 +184,7 @@ void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mp
 /* Push comm rank r's value (its message taken and decoded). */
 static void recv_val(lua_State *L, mpb_mpi *M, mpb_icoll *ic, int r) {
   int top = lua_gettop(L);
-  mpb_msg *m = find(M->st, ic, r, 1);
+  mpb_msg *m = find(M->st, ic, r, 0, 1);
   if (!m) /* mpb_mpi_icoll_done found it: only a bug gets here */
     luaL_error(L, "mp.%s: " MPB_RANKFMT " the message of rank %d is gone", ic->x.fname,
                M->st->rank, M->st->size, r);
@@ -226,6 +238,7 @@ int mpb_mpi_icoll_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fnam
     luaL_error(L, "mp.%s: " MPB_RANKFMT " mismatched collectives: %s", fname, st->rank, st->size,
                ic->why);
   luaL_checkstack(L, 8, fname);
+  if (rooted(x)) mpb_msg_free(find(st, ic, (me + n - 1) % n, 1, 1));
   int base = lua_gettop(L);
   keep_table(L, st);
   if (lua_rawgetp(L, -1, r) != LUA_TTABLE) { /* {value, op} */
@@ -242,7 +255,7 @@ int mpb_mpi_icoll_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fnam
   switch (x->kind) {
     case MPB_COLL_IBARRIER:
       for (int k = 0; k < n; k++)
-        if (k != me) mpb_msg_free(find(st, ic, k, 1));
+        if (k != me) mpb_msg_free(find(st, ic, k, 0, 1));
       nres = 0;
       break;
     case MPB_COLL_IBCAST:
@@ -298,13 +311,31 @@ typedef struct {
   int comm;       /* argument: the communicator */
 } spec;
 
+/* Send b to comm rank r with header h, adding the send to ic's. */
+static void send_one(lua_State *L, mpb_icoll *ic, int r, struct mpb_wbuf *b, int last,
+                     const mpb_uhdr *h) {
+  uint64_t ids[2];
+  mpb_send(L, ic->x.st, ic->x.c->ranks[r], MPB_CH_DIST, b, last, h, ids);
+  if (ids[0] <= ids[1]) {
+    if (ic->ids[0] > ic->ids[1]) ic->ids[0] = ids[0];
+    ic->ids[1] = ids[1];
+  }
+}
+
 /* Send this rank's messages: the value at vidx (encoded once) to every
-** member it owes one, or each member its item of the list at vidx. */
+** member it owes one, or each member its item of the list at vidx; then
+** the root check. */
 static void send_all(lua_State *L, mpb_icoll *ic, int vidx, int list, int arg) {
   mpb_coll *x = &ic->x;
   int n = x->c->size, me = x->c->rank, last = -1;
   mpb_uhdr h;
   mpb_coll_header(x, &h);
+  if (rooted(x)) {
+    mpb_uhdr hr = h;
+    hr.flags |= RING;
+    send_one(L, ic, (me + 1) % n, mpb_encode_msg(L, 0, 0, x->fname, 0, sizeof(mpb_uhdr)), 1, &hr);
+    lua_pop(L, 1);
+  }
   for (int k = 1; k < n; k++)
     if (sends_to(x, (me + k) % n)) last = k;
   if (last < 0) return;
@@ -317,12 +348,7 @@ static void send_all(lua_State *L, mpb_icoll *ic, int vidx, int list, int arg) {
       lua_rawgeti(L, vidx, r + 1);
       b = mpb_encode_msg(L, lua_gettop(L), 1, x->fname, arg, sizeof(mpb_uhdr));
     }
-    uint64_t ids[2];
-    mpb_send(L, x->st, x->c->ranks[r], MPB_CH_DIST, b, list || k == last, &h, ids);
-    if (ids[0] <= ids[1]) {
-      if (ic->ids[0] > ic->ids[1]) ic->ids[0] = ids[0];
-      ic->ids[1] = ids[1];
-    }
+    send_one(L, ic, r, b, list || k == last, &h);
     if (list) lua_pop(L, 2);
   }
   if (!list) lua_pop(L, 1);

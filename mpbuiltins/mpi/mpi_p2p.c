@@ -11,7 +11,8 @@
 #include "array/array.h"
 #include "mpi/mpi.h"
 
-#include "mp_mpi_lua.h" /* generated from mpi/mpi_coll.lua */
+#include "mp_mpi_lua.h"  /* generated from mpi/mpi_coll.lua */
+#include "mp_mpiv_lua.h" /* generated from mpi/mpi_vcoll.lua */
 
 #define STATE_MT "mp.mpi.state"
 
@@ -276,10 +277,15 @@ void mpb_open_mpi(lua_State *L) {
   }
   lua_pushinteger(L, st->tag_ub);
   lua_setfield(L, -2, "TAG_UB");
-  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua) */
-  if (luaL_loadbufferx(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", "t") != LUA_OK) lua_error(L);
-  lua_pushvalue(L, -2);
-  lua_pushvalue(L, mpt);
-  lua_call(L, 2, 0);
+  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua);
+  ** the v-collectives (mpi/mpi_vcoll.lua) */
+  const struct { const char *lua; size_t len; } glue[] = {{mp_mpi_lua, mp_mpi_lua_len},
+                                                          {mp_mpiv_lua, mp_mpiv_lua_len}};
+  for (size_t i = 0; i < sizeof glue / sizeof glue[0]; i++) {
+    if (luaL_loadbufferx(L, glue[i].lua, glue[i].len, "=mp.mpi", "t") != LUA_OK) lua_error(L);
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, mpt);
+    lua_call(L, 2, 0);
+  }
   lua_setfield(L, mpt, "mpi");
 }
