@@ -363,8 +363,7 @@ static int start(lua_State *L, const spec *s) {
     root = lua_isnoneornil(L, s->root) ? 0
                                        : mpb_comm_checkrank(L, st, c, s->root, s->root, s->fname);
   lua_settop(L, s->comm);
-  mpb_coll x0 = mpb_coll_on(L, st, c, s->fname, s->kind);
-  x0.root = root;
+  mpb_coll x0 = {st, c, s->fname, s->kind, -1, 0, root, 0}; /* numbered once checked */
   if (s->list && (c->rank == root || root < 0)) { /* one item per member, checked first */
     if (!lua_istable(L, s->value))
       luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " table expected, got %s)",
@@ -382,6 +381,7 @@ static int start(lua_State *L, const spec *s) {
     lua_remove(L, 1);
     x0.fidx = 0;
   }
+  x0.seq = mpb_coll_on(L, st, c, s->fname, s->kind).seq;
   MPB_TRACE_SPAN(L, st, MPB_TR_COLL, x0.kind, x0.root, x0.seq, x0.c->id);
   icreq *q = (icreq *)mpb_mpi_req_new(L, M, c, s->comm, MPB_RQ_COLL, sizeof *q, 1);
   int ridx = lua_gettop(L);

@@ -62,7 +62,9 @@ local function places(fname, arg, comm, displs, counts)
     order[i] = i
     if displs[i] + counts[i] > len then len = displs[i] + counts[i] end
   end
-  table.sort(order, function(x, y) return displs[x] < displs[y] end)
+  table.sort(order, function(x, y)
+    return displs[x] < displs[y] or displs[x] == displs[y] and x < y
+  end)
   local last = nil
   for _, i in ipairs(order) do
     if counts[i] > 0 then
