@@ -81,28 +81,18 @@ static void keep_table(lua_State *L, mpb_state *st) {
 
 static int rooted(const mpb_coll *x) { return x->root >= 0 && x->c->size > 1; }
 
-/* Who sends to whom: rank me sends to r / expects a message from r. */
-static int sends_to(const mpb_coll *x, int r) {
-  int me = x->c->rank;
-  if (r == me) return 0;
+/* Whether comm rank from sends a message to comm rank to. */
+static int link(const mpb_coll *x, int from, int to) {
+  if (from == to) return 0;
   switch (x->kind) {
-    case MPB_COLL_IBCAST: case MPB_COLL_ISCATTER: return me == x->root;
-    case MPB_COLL_IGATHER: case MPB_COLL_IREDUCE: return r == x->root;
-    case MPB_COLL_ISCAN: case MPB_COLL_IEXSCAN: return r > me;
+    case MPB_COLL_IBCAST: case MPB_COLL_ISCATTER: return from == x->root;
+    case MPB_COLL_IGATHER: case MPB_COLL_IREDUCE: return to == x->root;
+    case MPB_COLL_ISCAN: case MPB_COLL_IEXSCAN: return to > from;
     default: return 1; /* barrier, allgather, alltoall, allreduce */
   }
 }
-
-static int expects(const mpb_coll *x, int r) {
-  int me = x->c->rank;
-  if (r == me) return 0;
-  switch (x->kind) {
-    case MPB_COLL_IBCAST: case MPB_COLL_ISCATTER: return r == x->root;
-    case MPB_COLL_IGATHER: case MPB_COLL_IREDUCE: return me == x->root;
-    case MPB_COLL_ISCAN: case MPB_COLL_IEXSCAN: return r < me;
-    default: return 1;
-  }
-}
+static int sends_to(const mpb_coll *x, int r) { return link(x, x->c->rank, r); }
+static int expects(const mpb_coll *x, int r) { return link(x, r, x->c->rank); }
 
 /* --------------------------------------------------------------- finding */
 static void unlink_msg(mpb_queue *q, mpb_msg *m, mpb_msg *prev) {

@@ -18,7 +18,7 @@ local function is_array(a)
 end
 
 -- raised without a position, as the C calls' errors are
-local function fail(fname, arg, comm, fmt, ...)
+local function fail(fname, arg, fmt, ...)
   error(("bad argument #%d to 'mp.mpi.%s' ([rank %d/%d] " .. fmt .. ")")
         :format(arg, fname, mp.rank, mp.size, ...), 0)
 end
@@ -26,7 +26,7 @@ end
 -- the array at arg, flat (a contiguous view; n-D arrays in memory order)
 local function flat(fname, arg, comm, a)
   if not is_array(a) then
-    fail(fname, arg, comm, "mp.Array expected, got %s", type(a))
+    fail(fname, arg, "mp.Array expected, got %s", type(a))
   end
   return a.ndim == 1 and a or a:reshape(#a)
 end
@@ -35,13 +35,13 @@ end
 local function ints(fname, arg, comm, t, what)
   local n = comm.size
   if type(t) ~= "table" or #t ~= n then
-    fail(fname, arg, comm, "%s must list %d non-negative integers (one per rank), got %s", what,
+    fail(fname, arg, "%s must list %d non-negative integers (one per rank), got %s", what,
          n, type(t) == "table" and ("a list of " .. #t) or type(t))
   end
   for i = 1, n do
     local v = t[i]
     if math.type(v) ~= "integer" or v < 0 then
-      fail(fname, arg, comm, "%s[%d] is %s: non-negative integers expected", what, i, tostring(v))
+      fail(fname, arg, "%s[%d] is %s: non-negative integers expected", what, i, tostring(v))
     end
   end
   return t
@@ -69,7 +69,7 @@ local function places(fname, arg, comm, displs, counts)
   for _, i in ipairs(order) do
     if counts[i] > 0 then
       if last and displs[i] < displs[last] + counts[last] then
-        fail(fname, arg, comm, "the blocks of ranks %d and %d overlap (displs[%d] = %d, " ..
+        fail(fname, arg, "the blocks of ranks %d and %d overlap (displs[%d] = %d, " ..
              "displs[%d] = %d with counts %d)", last - 1, i - 1, last, displs[last], i, displs[i],
              counts[last])
       end
@@ -84,6 +84,22 @@ local function block(a, d, c)
   return a:slice(d + 1, d + c)
 end
 
+-- the array at arg cut into the blocks counts (at arg + 1) and displs (at
+-- arg + 2) describe: views, but this rank's own a copy (its result must not
+-- share a's memory)
+local function split(fname, arg, comm, a, counts, displs, what)
+  a = flat(fname, arg, comm, a)
+  ints(fname, arg + 1, comm, counts, what or "counts")
+  local d, len = places(fname, arg + 2, comm, displs, counts)
+  if len > #a then
+    fail(fname, arg + 2, "the blocks reach element %d of an array of %d", len, #a)
+  end
+  local blocks = {}
+  for i = 1, comm.size do blocks[i] = block(a, d[i], counts[i]) end
+  blocks[comm.rank + 1] = blocks[comm.rank + 1]:copy()
+  return blocks
+end
+
 -- the blocks received (blocks[i] from rank i - 1) into a new array of len
 -- elements of dtype, each checked against counts[i]
 local function assemble(fname, arg, comm, dtype, len, blocks, counts, displs, what)
@@ -92,7 +108,7 @@ local function assemble(fname, arg, comm, dtype, len, blocks, counts, displs, wh
     local b = blocks[i]
     local got = is_array(b) and #b or nil
     if got ~= counts[i] then
-      fail(fname, arg, comm, "%s[%d] is %d but rank %d sent %s", what, i, counts[i], i - 1,
+      fail(fname, arg, "%s[%d] is %d but rank %d sent %s", what, i, counts[i], i - 1,
            got and (got .. " elements") or ("a " .. type(b)))
     end
     if got > 0 then block(out, displs[i], got):copy_from(b) end
@@ -111,7 +127,7 @@ function mpi.Gatherv(a, counts, displs, root, comm)
   if me == root or counts ~= nil then
     ints("Gatherv", 2, comm, counts, "counts")
     if #a ~= counts[me + 1] then
-      fail("Gatherv", 2, comm, "counts[%d] is %d but this rank's array has %d elements", me + 1,
+      fail("Gatherv", 2, "counts[%d] is %d but this rank's array has %d elements", me + 1,
            counts[me + 1], #a)
     end
   end
@@ -129,15 +145,7 @@ function mpi.Scatterv(a, counts, displs, root, comm)
   comm, root = comm or world, root or 0
   local blocks
   if comm.rank == root then
-    a = flat("Scatterv", 1, comm, a)
-    ints("Scatterv", 2, comm, counts, "counts")
-    local d, len = places("Scatterv", 3, comm, displs, counts)
-    if len > #a then
-      fail("Scatterv", 3, comm, "the blocks reach element %d of an array of %d", len, #a)
-    end
-    blocks = {}
-    for i = 1, comm.size do blocks[i] = block(a, d[i], counts[i]) end
-    blocks[root + 1] = blocks[root + 1]:copy() -- not a view of a
+    blocks = split("Scatterv", 1, comm, a, counts, displs)
   end
   return comm:scatter(blocks, root)
 end
@@ -150,7 +158,7 @@ function mpi.Allgatherv(a, counts, displs, comm)
   ints("Allgatherv", 2, comm, counts, "counts")
   local me = comm.rank
   if #a ~= counts[me + 1] then
-    fail("Allgatherv", 2, comm, "counts[%d] is %d but this rank's array has %d elements", me + 1,
+    fail("Allgatherv", 2, "counts[%d] is %d but this rank's array has %d elements", me + 1,
          counts[me + 1], #a)
   end
   local d, len = places("Allgatherv", 3, comm, displs, counts)
@@ -164,17 +172,10 @@ end
 -- s's recvcounts[r + 1].
 function mpi.Alltoallv(a, sendcounts, sdispls, recvcounts, rdispls, comm)
   comm = comm or world
+  local blocks = split("Alltoallv", 1, comm, a, sendcounts, sdispls, "sendcounts")
   a = flat("Alltoallv", 1, comm, a)
-  ints("Alltoallv", 2, comm, sendcounts, "sendcounts")
-  local sd, slen = places("Alltoallv", 3, comm, sdispls, sendcounts)
-  if slen > #a then
-    fail("Alltoallv", 3, comm, "the blocks reach element %d of an array of %d", slen, #a)
-  end
   ints("Alltoallv", 4, comm, recvcounts, "recvcounts")
   local rd, rlen = places("Alltoallv", 5, comm, rdispls, recvcounts)
-  local blocks = {}
-  for i = 1, comm.size do blocks[i] = block(a, sd[i], sendcounts[i]) end
-  blocks[comm.rank + 1] = blocks[comm.rank + 1]:copy()
   local got = comm:alltoall(blocks)
   return assemble("Alltoallv", 4, comm, a.dtype, rlen, got, recvcounts, rd, "recvcounts")
 end
@@ -186,13 +187,13 @@ function mpi.Reduce_scatter(a, counts, op, comm)
   comm = comm or world
   local arr = is_array(a)
   if not arr and type(a) ~= "table" then
-    fail("Reduce_scatter", 1, comm, "mp.Array or table expected, got %s", type(a))
+    fail("Reduce_scatter", 1, "mp.Array or table expected, got %s", type(a))
   end
   if arr then a = flat("Reduce_scatter", 1, comm, a) end
   ints("Reduce_scatter", 2, comm, counts, "counts")
   local d, len = places("Reduce_scatter", 2, comm, nil, counts)
   if len ~= #a then
-    fail("Reduce_scatter", 2, comm, "counts sum to %d but the array has %d elements", len, #a)
+    fail("Reduce_scatter", 2, "counts sum to %d but the array has %d elements", len, #a)
   end
   local all = comm:allreduce(a, op)
   local lo, k = d[comm.rank + 1], counts[comm.rank + 1]
