@@ -158,6 +158,8 @@ int mpb_mpi_icoll_done(mpb_mpi *M, mpb_mpireq *r);
 /* Push its result (what the blocking call returns: 0 or 1 value), taking
 ** its messages; raises on a mismatch. */
 int mpb_mpi_icoll_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname);
+/* Drop what r's result was to be made of (r is collected). */
+void mpb_mpi_icoll_forget(lua_State *L, mpb_mpireq *r);
 /* "mpi.Wait(Ibcast, root 2)" into buf: a wait's words; *seq its number. */
 void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mpireq *r,
                             uint32_t *seq);

@@ -50,8 +50,8 @@ typedef struct {
 
 /* What a request's result is made of besides its messages (this rank's
 ** value or list, and the op when it is a function) waits in a registry
-** table of the current task, keyed by the request's address: a request
-** dropped unwaited leaves it there until the next task replaces the table. */
+** table of the current task, keyed by the request's address, until the
+** request is delivered or collected, or the next task replaces the table. */
 static const char KEEP = 0;
 
 /* Push the table of the current task (a new one at a task's start). */
@@ -73,6 +73,14 @@ static void keep_table(lua_State *L, mpb_state *st) {
   lua_rawsetp(L, LUA_REGISTRYINDEX, &KEEP);
 }
 
+void mpb_mpi_icoll_forget(lua_State *L, mpb_mpireq *r) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &KEEP) == LUA_TTABLE) {
+    lua_pushnil(L);
+    lua_rawsetp(L, -2, r);
+  }
+  lua_pop(L, 1);
+}
+
 /* The root check of rooted collectives (bcast, scatter, gather, reduce):
 ** as mp's (coll.c), every member sends an empty message naming its root to
 ** the next member, so that ranks that disagree on the root raise a
@@ -82,7 +90,7 @@ static void keep_table(lua_State *L, mpb_state *st) {
 static int rooted(const mpb_coll *x) { return x->root >= 0 && x->c->size > 1; }
 
 /* Whether comm rank from sends a message to comm rank to. */
-static int link(const mpb_coll *x, int from, int to) {
+static int owes(const mpb_coll *x, int from, int to) {
   if (from == to) return 0;
   switch (x->kind) {
     case MPB_COLL_IBCAST: case MPB_COLL_ISCATTER: return from == x->root;
@@ -91,8 +99,8 @@ static int link(const mpb_coll *x, int from, int to) {
     default: return 1; /* barrier, allgather, alltoall, allreduce */
   }
 }
-static int sends_to(const mpb_coll *x, int r) { return link(x, x->c->rank, r); }
-static int expects(const mpb_coll *x, int r) { return link(x, r, x->c->rank); }
+static int sends_to(const mpb_coll *x, int r) { return owes(x, x->c->rank, r); }
+static int expects(const mpb_coll *x, int r) { return owes(x, r, x->c->rank); }
 
 /* --------------------------------------------------------------- finding */
 static void unlink_msg(mpb_queue *q, mpb_msg *m, mpb_msg *prev) {

@@ -34,6 +34,7 @@ static int req_gc(lua_State *L) {
   mpb_mpireq *r = lua_touserdata(L, 1);
   mpb_mpi *M = lua_touserdata(L, lua_upvalueindex(1));
   mpb_mpi_unpost(M, r);
+  if (r->kind == MPB_RQ_COLL) mpb_mpi_icoll_forget(L, r);
   mpb_msg_free(r->m);
   r->m = NULL;
   r->state = MPB_RQ_USED;

@@ -113,6 +113,29 @@ static int allreduce(lua_State *L) {
   return 1;
 }
 
+/* bench.iallreduce(iters, n): MPI_Iallreduce of n doubles (sum), then
+** MPI_Wait; n == 0: MPI_Ibarrier instead (mp.mpi's nonblocking collectives). */
+static int iallreduce(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int n = (int)luaL_checkinteger(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  double *a = calloc((size_t)n + 1, sizeof *a), *b = calloc((size_t)n + 1, sizeof *b);
+  for (int i = 0; i < n; i++) a[i] = i;
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) {
+    MPI_Request req;
+    if (n > 0) MPI_Iallreduce(a, b, n, MPI_DOUBLE, MPI_SUM, c, &req);
+    else MPI_Ibarrier(c, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
+  t = MPI_Wtime() - t;
+  free(a);
+  free(b);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 /* bench.barrier(iters): MPI_Barrier, the raw floor for a task round trip. */
 static int barrier(lua_State *L) {
   int iters = (int)luaL_checkinteger(L, 1);
@@ -166,7 +189,8 @@ static int gather(lua_State *L) {
 static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"ipingpong", ipingpong},
                                    {"stream", stream},
-                                   {"allreduce", allreduce}, {"barrier", barrier},
+                                   {"allreduce", allreduce}, {"iallreduce", iallreduce},
+                                   {"barrier", barrier},
                                    {"gather", gather}, {"bcast", bcast},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
