@@ -24,27 +24,29 @@ local function fail(fname, arg, fmt, ...)
 end
 
 -- the array at arg, flat (a contiguous view; n-D arrays in memory order)
-local function flat(fname, arg, comm, a)
+local function flat(fname, arg, a)
   if not is_array(a) then
     fail(fname, arg, "mp.Array expected, got %s", type(a))
   end
   return a.ndim == 1 and a or a:reshape(#a)
 end
 
--- counts (or displacements) at arg: a list of one non-negative integer per rank
+-- counts (or displacements) at arg: a list of one non-negative integer per
+-- rank (3.0 is 3), returned as a new list of integers
 local function ints(fname, arg, comm, t, what)
-  local n = comm.size
+  local n, out = comm.size, {}
   if type(t) ~= "table" or #t ~= n then
     fail(fname, arg, "%s must list %d non-negative integers (one per rank), got %s", what,
          n, type(t) == "table" and ("a list of " .. #t) or type(t))
   end
   for i = 1, n do
-    local v = t[i]
-    if math.type(v) ~= "integer" or v < 0 then
-      fail(fname, arg, "%s[%d] is %s: non-negative integers expected", what, i, tostring(v))
+    local v = math.tointeger(t[i])
+    if not v or v < 0 then
+      fail(fname, arg, "%s[%d] is %s: non-negative integers expected", what, i, tostring(t[i]))
     end
+    out[i] = v
   end
-  return t
+  return out
 end
 
 -- the displacements at arg (nil: packed), checked against counts; returns
@@ -56,7 +58,7 @@ local function places(fname, arg, comm, displs, counts)
     for i = 1, n do d[i], at = at, at + counts[i] end
     return d, at
   end
-  ints(fname, arg, comm, displs, "displs")
+  displs = ints(fname, arg, comm, displs, "displs")
   local order, len = {}, 0
   for i = 1, n do
     order[i] = i
@@ -88,8 +90,8 @@ end
 -- arg + 2) describe: views, but this rank's own a copy (its result must not
 -- share a's memory)
 local function split(fname, arg, comm, a, counts, displs, what)
-  a = flat(fname, arg, comm, a)
-  ints(fname, arg + 1, comm, counts, what or "counts")
+  a = flat(fname, arg, a)
+  counts = ints(fname, arg + 1, comm, counts, what or "counts")
   local d, len = places(fname, arg + 2, comm, displs, counts)
   if len > #a then
     fail(fname, arg + 2, "the blocks reach element %d of an array of %d", len, #a)
@@ -122,10 +124,10 @@ end
 -- counts has its own count checked too.
 function mpi.Gatherv(a, counts, displs, root, comm)
   comm, root = comm or world, root or 0
-  a = flat("Gatherv", 1, comm, a)
+  a = flat("Gatherv", 1, a)
   local me = comm.rank
   if me == root or counts ~= nil then
-    ints("Gatherv", 2, comm, counts, "counts")
+    counts = ints("Gatherv", 2, comm, counts, "counts")
     if #a ~= counts[me + 1] then
       fail("Gatherv", 2, "counts[%d] is %d but this rank's array has %d elements", me + 1,
            counts[me + 1], #a)
@@ -154,8 +156,8 @@ end
 -- a's dtype with rank r's elements at displs[r + 1] + 1 ... (displs nil: packed)
 function mpi.Allgatherv(a, counts, displs, comm)
   comm = comm or world
-  a = flat("Allgatherv", 1, comm, a)
-  ints("Allgatherv", 2, comm, counts, "counts")
+  a = flat("Allgatherv", 1, a)
+  counts = ints("Allgatherv", 2, comm, counts, "counts")
   local me = comm.rank
   if #a ~= counts[me + 1] then
     fail("Allgatherv", 2, "counts[%d] is %d but this rank's array has %d elements", me + 1,
@@ -173,8 +175,8 @@ end
 function mpi.Alltoallv(a, sendcounts, sdispls, recvcounts, rdispls, comm)
   comm = comm or world
   local blocks = split("Alltoallv", 1, comm, a, sendcounts, sdispls, "sendcounts")
-  a = flat("Alltoallv", 1, comm, a)
-  ints("Alltoallv", 4, comm, recvcounts, "recvcounts")
+  a = flat("Alltoallv", 1, a)
+  recvcounts = ints("Alltoallv", 4, comm, recvcounts, "recvcounts")
   local rd, rlen = places("Alltoallv", 5, comm, rdispls, recvcounts)
   local got = comm:alltoall(blocks)
   return assemble("Alltoallv", 4, comm, a.dtype, rlen, got, recvcounts, rd, "recvcounts")
@@ -189,8 +191,8 @@ function mpi.Reduce_scatter(a, counts, op, comm)
   if not arr and type(a) ~= "table" then
     fail("Reduce_scatter", 1, "mp.Array or table expected, got %s", type(a))
   end
-  if arr then a = flat("Reduce_scatter", 1, comm, a) end
-  ints("Reduce_scatter", 2, comm, counts, "counts")
+  if arr then a = flat("Reduce_scatter", 1, a) end
+  counts = ints("Reduce_scatter", 2, comm, counts, "counts")
   local d, len = places("Reduce_scatter", 2, comm, nil, counts)
   if len ~= #a then
     fail("Reduce_scatter", 2, "counts sum to %d but the array has %d elements", len, #a)

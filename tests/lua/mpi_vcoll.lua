@@ -114,6 +114,9 @@ mp.exec(function()
   local zeros = {}
   for r = 1, n do zeros[r] = 0 end
   assert(#mpi.Allgatherv(mp.array("u8", 0), zeros, nil) == 0)
+  local twos = {} -- floats with integer values count as integers, as in Lua
+  for r = 1, n do twos[r] = 2.0 end
+  assert(#mpi.Allgatherv(mp.array("u8", 2), twos, nil) == 2 * n and math.type(twos[1]) == "float")
   assert(#mpi.Scatterv(mp.array("u8", 0), zeros, nil, n - 1) == 0)
   assert(#mpi.Alltoallv(mp.array("u8", 0), zeros, nil, zeros, nil) == 0)
 end)
