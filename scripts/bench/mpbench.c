@@ -96,26 +96,9 @@ static int stream(lua_State *L) {
   return 1;
 }
 
-/* bench.allreduce(iters, n): MPI_Allreduce of n doubles (sum). */
-static int allreduce(lua_State *L) {
-  int iters = (int)luaL_checkinteger(L, 1);
-  int n = (int)luaL_checkinteger(L, 2);
-  MPI_Comm c = mplua_comm(L);
-  double *a = calloc((size_t)n + 1, sizeof *a), *b = calloc((size_t)n + 1, sizeof *b);
-  for (int i = 0; i < n; i++) a[i] = i;
-  MPI_Barrier(c);
-  double t = MPI_Wtime();
-  for (int i = 0; i < iters; i++) MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, c);
-  t = MPI_Wtime() - t;
-  free(a);
-  free(b);
-  lua_pushnumber(L, t / iters);
-  return 1;
-}
-
-/* bench.iallreduce(iters, n): MPI_Iallreduce of n doubles (sum), then
-** MPI_Wait; n == 0: MPI_Ibarrier instead (mp.mpi's nonblocking collectives). */
-static int iallreduce(lua_State *L) {
+/* iters of MPI_Allreduce of n doubles (sum); nonblocking: MPI_Iallreduce
+** then MPI_Wait, and MPI_Ibarrier for n == 0. */
+static int allreduce_loop(lua_State *L, int nonblocking) {
   int iters = (int)luaL_checkinteger(L, 1);
   int n = (int)luaL_checkinteger(L, 2);
   MPI_Comm c = mplua_comm(L);
@@ -125,6 +108,10 @@ static int iallreduce(lua_State *L) {
   double t = MPI_Wtime();
   for (int i = 0; i < iters; i++) {
     MPI_Request req;
+    if (!nonblocking) {
+      MPI_Allreduce(a, b, n, MPI_DOUBLE, MPI_SUM, c);
+      continue;
+    }
     if (n > 0) MPI_Iallreduce(a, b, n, MPI_DOUBLE, MPI_SUM, c, &req);
     else MPI_Ibarrier(c, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
@@ -135,6 +122,12 @@ static int iallreduce(lua_State *L) {
   lua_pushnumber(L, t / iters);
   return 1;
 }
+
+/* bench.allreduce(iters, n): MPI_Allreduce of n doubles (sum). */
+static int allreduce(lua_State *L) { return allreduce_loop(L, 0); }
+/* bench.iallreduce(iters, n): MPI_Iallreduce + MPI_Wait (n == 0: MPI_Ibarrier),
+** the baseline of mp.mpi's nonblocking collectives. */
+static int iallreduce(lua_State *L) { return allreduce_loop(L, 1); }
 
 /* bench.barrier(iters): MPI_Barrier, the raw floor for a task round trip. */
 static int barrier(lua_State *L) {
