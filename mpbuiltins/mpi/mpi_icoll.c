@@ -34,6 +34,7 @@
 
 #include "coll/coll.h"
 #include "mpi/mpi.h"
+#include "wire/wire.h"
 
 typedef struct mpb_icoll {
   mpb_coll x;        /* kind, op, root, number, communicator */
@@ -309,12 +310,15 @@ typedef struct {
   int comm;       /* argument: the communicator */
 } spec;
 
-/* Send b to comm rank r with header h, adding the send to ic's. */
+/* Send b to comm rank r with header h. A send that reads arrays or strings
+** in place (b has segments) joins ic's: the request completes once MPI is
+** done with them; the others were copied, and need no wait. */
 static void send_one(lua_State *L, mpb_icoll *ic, int r, struct mpb_wbuf *b, int last,
                      const mpb_uhdr *h) {
   uint64_t ids[2];
+  int inplace = b->nseg > 0;
   mpb_send(L, ic->x.st, ic->x.c->ranks[r], MPB_CH_DIST, b, last, h, ids);
-  if (ids[0] <= ids[1]) {
+  if (inplace && ids[0] <= ids[1]) {
     if (ic->ids[0] > ic->ids[1]) ic->ids[0] = ids[0];
     ic->ids[1] = ids[1];
   }
