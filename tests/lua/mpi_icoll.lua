@@ -1,8 +1,9 @@
 -- ranks: 1 2 3 4 5 8 20  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's nonblocking collectives: each one's Wait gives what the blocking
--- call returns (every root, values small and large on both sides of the
--- 64 KiB size where messages go in parts, empty arrays, tables); their
+-- call returns (every root; values small and large on both sides of the
+-- 4 KiB size above which arrays are sent in place and of the 64 KiB one
+-- where messages go in parts; empty arrays, tables, strings); their
 -- requests mix with point-to-point ones in every Wait/Test call; they
 -- progress while the rank does other things (Send/Recv, blocking
 -- collectives, a Test loop while others compute); several in flight at
@@ -38,13 +39,15 @@ local function against_blocking(comm)
     function(r) return r * 3 + 1 end,                                   -- integers
     function(r) return {r, x = r / 7} end,                              -- tables
     function(r) return mp.array("f64", 4):fill(r + 0.25) end,           -- small array
+    function(r) return mp.array("f64", 511):fill(r) end,                -- 4088 B: inline
+    function(r) return mp.array("f64", 513):fill(r) end,                -- 4104 B: in place
     function(r) return mp.array("i64", 9000):fill(r) end,               -- 72 KB: in parts
     function(r) return mp.array("f32", 0) end,                          -- empty
     function(r) return ("s"):rep(r + 1) end,                            -- strings (no reduce)
   }
   for k, val in ipairs(values) do
     local v = val(me)
-    local reducible = k ~= 6 and k ~= 2
+    local reducible = k ~= 8 and k ~= 2
     for root = 0, n - 1 do
       assert(same(mpi.Wait(mpi.Ibcast(me == root and v or nil, root, comm)),
                   mpi.Bcast(me == root and v or nil, root, comm)))
