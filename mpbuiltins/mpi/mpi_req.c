@@ -171,7 +171,8 @@ static int Cancel(lua_State *L) {
   mpb_mpireq *r = req_check(L, M->st, 1, "mpi.Cancel");
   if (r->kind != MPB_RQ_RECV)
     luaL_error(L, "bad argument #1 to 'mp.mpi.Cancel' (" MPB_RANKFMT " only receives can be "
-               "cancelled: MPI 4.0 deprecates cancelling sends)", M->st->rank, M->st->size);
+               "cancelled: MPI 4.0 deprecates cancelling sends%s)", M->st->rank, M->st->size,
+               r->kind == MPB_RQ_COLL ? ", and a collective cannot be" : "");
   mpb_mpi_settle(M);
   mpb_mpi_flush(L, M);
   int ok = r->posted;
