@@ -35,37 +35,18 @@
 #include <unistd.h>
 
 #include "array/array.h"
-#include "layout/laylib.h"
+#include "layout/file_io.h"
 #include "layout/layout_npy.h"
 #include "p2p/p2p.h"
 
-/* ------------------------------------------------------------ agreement */
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211u;
-  return h;
-}
+typedef mpb_file_vote vote;
 
-/* What a rank brings to a collective step: its call's signature and how
-** its part went (0: well, else an error of its own). */
-typedef struct { uint64_t sig; int64_t status; } vote;
-
-/* Every member's vote (a collective step on c); returns the first rank
-** whose signature or status differs from success, or -1. */
-static int agree(lua_State *L, mpb_comm *c, const char *fname, vote mine, vote *all) {
-  mpb_state *st = mpb_get(L);
-  mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_FILE);
-  mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
-  for (int r = 0; r < c->size; r++)
-    if (all[r].sig != mine.sig || all[r].status != 0) return r;
-  return -1;
-}
-
+/* ------------------------------------------------------------ signature */
 static uint64_t signature(const char *path, const mpb_lay *y, int save) {
-  uint64_t h = fnv(14695981039346656037u, path, strlen(path) + 1);
-  h = fnv(h, &y->dtype, sizeof y->dtype);
-  h = fnv(h, &save, sizeof save);
-  for (int k = 0; k < y->l.ndim; k++) h = fnv(h, &y->l.extent[k], sizeof y->l.extent[k]);
+  uint64_t h = mpb_file_hash(MPB_FILE_HASH0, path, strlen(path) + 1);
+  h = mpb_file_hash(h, &y->dtype, sizeof y->dtype);
+  h = mpb_file_hash(h, &save, sizeof save);
+  for (int k = 0; k < y->l.ndim; k++) h = mpb_file_hash(h, &y->l.extent[k], sizeof y->l.extent[k]);
   return h;
 }
 
@@ -87,53 +68,16 @@ static void note(io *f, int rc, const char *what) {
   }
 }
 
-static MPI_Datatype etype_of(int dtype) {
-  switch (dtype) {
-    case MPB_F64: return MPI_DOUBLE;
-    case MPB_F32: return MPI_FLOAT;
-    case MPB_I64: return MPI_INT64_T;
-    case MPB_I32: return MPI_INT32_T;
-    case MPB_C64: return MPI_C_FLOAT_COMPLEX;
-    case MPB_C128: return MPI_C_DOUBLE_COMPLEX;
-    default: return MPI_UINT8_T;
-  }
-}
-
 /* The MPI communicator of c's members (after the agreement: all are here). */
 static void open_comm(mpb_state *st, mpb_comm *c, io *f) {
   note(f, mpb_comm_mpi(st, c, &f->comm, &f->own_comm), "MPI_Comm_create_group");
 }
 
-/* The box of rank me of layout y as a view of the file after offset: a
-** subarray, or, when the box is one run of the file (the dimensions before
-** its first partial one whole, those after it of extent 1: a split of the
-** last dimension), a plain displacement, which ROMIO writes as C's
-** write_at does. The int-count subarray type: ROMIO (MPICH 4.0) cannot
-** flatten the large-count one; an extent of 2^31 or more is refused before
-** any I/O (layout_ok). */
+/* The box of rank me of layout y as the view of the file after offset. */
 static void set_view(const mpb_lay *y, int me, MPI_Offset offset, io *f) {
-  int nd = y->l.ndim;
-  int sizes[MPB_LAYOUT_MAXDIM], sub[MPB_LAYOUT_MAXDIM], start[MPB_LAYOUT_MAXDIM];
-  int64_t lo[MPB_LAYOUT_MAXDIM], len[MPB_LAYOUT_MAXDIM], n = 1, at = 0, stride = 1;
-  int run = 1, partial = 0;
-  mpb_layout_range(&y->l, me, lo, len);
-  for (int k = 0; k < nd; k++) {
-    sizes[k] = (int)y->l.extent[k], sub[k] = (int)len[k], start[k] = (int)lo[k];
-    n *= len[k];
-    if (partial && len[k] != 1) run = 0;
-    if (len[k] != y->l.extent[k]) partial = 1;
-    at += lo[k] * stride;
-    stride *= y->l.extent[k];
-  }
-  f->etype = etype_of(y->dtype);
-  f->ftype = f->etype;
-  if (run) offset += (MPI_Offset)at * (MPI_Offset)mpb_dtype_size(y->dtype);
-  if (n > 0 && !run) {
-    note(f, MPI_Type_create_subarray(nd, sizes, sub, start, MPI_ORDER_FORTRAN, f->etype, &f->ftype),
-         "MPI_Type_create_subarray");
-    note(f, MPI_Type_commit(&f->ftype), "MPI_Type_commit");
-    f->own_ftype = f->rc == MPI_SUCCESS;
-  }
+  const char *what = "";
+  f->etype = mpb_file_etype(y->dtype);
+  note(f, mpb_file_box(y, me, &offset, &f->ftype, &f->own_ftype, &what), what);
   if (f->rc == MPI_SUCCESS)
     note(f, MPI_File_set_view(f->fh, offset, f->etype, f->ftype, "native", MPI_INFO_NULL),
          "MPI_File_set_view");
@@ -145,57 +89,21 @@ static void close_io(io *f) {
   if (f->own_comm) note(f, MPI_Comm_free(&f->comm), "MPI_Comm_free"), f->own_comm = 0;
 }
 
-typedef struct { MPI_Request req[2]; int n, rc; } reqs;
+typedef struct { MPI_Request req[2]; int n; } reqs;
 
-static int io_done(mpb_state *st, void *ud) {
-  (void)st;
-  reqs *q = ud;
-  int flag = 0;
-  MPI_Status stat[2];
-  int rc = MPI_Testall(q->n, q->req, &flag, stat);
-  if (rc != MPI_SUCCESS) return q->rc = rc, 1;
-  return flag;
-}
-
-/* Wait for the I/O this rank started: the one wait, serving the control
-** channel, raising nothing until it is complete (see the top). */
+/* Wait for the I/O this rank started (file_io.h: raising nothing). */
 static void io_wait(lua_State *L, reqs *q, io *f, const char *what) {
-  mpb_state *st = mpb_get(L);
-  q->rc = MPI_SUCCESS;
-  if (q->n > 0 && !io_done(st, q)) mpb_wait(L, st, io_done, q, MPB_WAIT_NOABORT | MPB_WAIT_HOT);
-  note(f, q->rc, what);
+  note(f, mpb_file_wait(L, q->req, q->n, NULL), what);
   q->n = 0;
 }
 
-/* Extents MPI's subarray types can describe (checked on every rank before
-** any message: every rank raises the same error). */
-static void layout_ok(lua_State *L, const mpb_lay *y, const char *fname) {
-  for (int k = 0; k < y->l.ndim; k++)
-    if (y->l.extent[k] > INT32_MAX)
-      mpb_lay_argerror(L, 0, fname, "extent %I of '%s' is beyond MPI-IO's subarrays (2^31 - 1)",
-                       (LUAI_UACINT)y->l.extent[k], y->l.name[k]);
-}
-
 /* ------------------------------------------------------------ reporting */
-/* The verdict of the last agreement: raise on every rank if any failed
-** (this rank's own message, or whose part failed). */
-static void verdict(lua_State *L, mpb_comm *c, const char *fname, const vote *all, int bad,
-                    const char *mine) {
-  mpb_state *st = mpb_get(L);
-  if (bad < 0) return;
-  if (mine) luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, mine);
-  if (all[bad].status == 0)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with another "
-               "path, layout or direction", fname, st->rank, st->size, bad);
-  luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
-             fname, st->rank, st->size, bad);
+static void verdict(lua_State *L, const char *fname, const vote *all, int bad, const char *mine) {
+  mpb_file_verdict(L, fname, all, bad, mine, "path, layout or direction");
 }
 
 static const char *io_message(lua_State *L, const io *f, const char *path) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(f->rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", f->rc);
-  return lua_pushfstring(L, "%s of '%s': %s", f->what, path, s);
+  return mpb_file_message(L, f->rc, lua_pushfstring(L, "%s of", f->what), path);
 }
 
 /* The layout, the block and the communicator of mp.save's arguments: a
@@ -235,7 +143,7 @@ static int save(lua_State *L) {
   mpb_lay y;
   mpb_comm *c;
   mpb_array *a = save_args(L, &y, &c, fn);
-  layout_ok(L, &y, fn);
+  mpb_file_layout_ok(L, &y, 0, fn);
   char header[1024];
   size_t off = mpb_npy_header(y.dtype, y.l.ndim, y.l.extent, header, sizeof header);
   if (!off) mpb_lay_argerror(L, 1, fn, "the .npy header does not fit");
@@ -250,10 +158,10 @@ static int save(lua_State *L) {
   int me = c->rank;
   if (me == 0) unlink(tmp); /* before anyone opens it (the agreement orders it) */
   vote v = {signature(path, &y, 1), 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
-  verdict(L, c, fn, all, agree(L, c, fn, v, all), NULL);
+  verdict(L, fn, all, mpb_file_agree(L, c, fn, v, all), NULL);
   /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
   io f = {MPI_COMM_NULL, 0, MPI_FILE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, MPI_SUCCESS, ""};
-  reqs q = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL}, 0, MPI_SUCCESS};
+  reqs q = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL}, 0};
   open_comm(st, c, &f);
   if (f.rc == MPI_SUCCESS)
     note(&f, MPI_File_open(f.comm, tmp, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &f.fh),
@@ -275,16 +183,16 @@ static int save(lua_State *L) {
   /* every part written? then the file is complete: rank 0 names it */
   v.status = f.rc != MPI_SUCCESS;
   const char *mine = f.rc != MPI_SUCCESS ? io_message(L, &f, tmp) : NULL;
-  int bad = agree(L, c, fn, v, all);
+  int bad = mpb_file_agree(L, c, fn, v, all);
   if (bad >= 0 && me == 0) unlink(tmp);
-  verdict(L, c, fn, all, bad, mine);
+  verdict(L, fn, all, bad, mine);
   v.status = 0;
   if (me == 0 && rename(tmp, path) != 0) {
     v.status = 1;
     mine = lua_pushfstring(L, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
     unlink(tmp);
   }
-  verdict(L, c, fn, all, agree(L, c, fn, v, all), mine);
+  verdict(L, fn, all, mpb_file_agree(L, c, fn, v, all), mine);
   return 0;
 }
 
@@ -343,7 +251,7 @@ static int load(lua_State *L) {
   mpb_comm *c = mpb_comm_check(L, st, 4, fn);
   if (c->size != y->l.nranks)
     mpb_lay_argerror(L, 2, fn, "the communicator has %d ranks, the layout %d", c->size, y->l.nranks);
-  layout_ok(L, y, fn);
+  mpb_file_layout_ok(L, y, 0, fn);
   int me = c->rank;
   int64_t dims[MPB_LAYOUT_MAXDIM];
   int nd = mpb_lay_block_shape(y, me, NULL, dims);
@@ -352,9 +260,9 @@ static int load(lua_State *L) {
   size_t off = 0;
   const char *mine = read_header(L, path, y, &off);
   vote v = {signature(path, y, 0), mine != NULL}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
-  verdict(L, c, fn, all, agree(L, c, fn, v, all), mine);
+  verdict(L, fn, all, mpb_file_agree(L, c, fn, v, all), mine);
   io f = {MPI_COMM_NULL, 0, MPI_FILE_NULL, MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, 0, MPI_SUCCESS, ""};
-  reqs q = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL}, 0, MPI_SUCCESS};
+  reqs q = {{MPI_REQUEST_NULL, MPI_REQUEST_NULL}, 0};
   open_comm(st, c, &f);
   if (f.rc == MPI_SUCCESS)
     note(&f, MPI_File_open(f.comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &f.fh), "MPI_File_open");
@@ -367,7 +275,7 @@ static int load(lua_State *L) {
   close_io(&f);
   v.status = f.rc != MPI_SUCCESS;
   mine = f.rc != MPI_SUCCESS ? io_message(L, &f, path) : NULL;
-  verdict(L, c, fn, all, agree(L, c, fn, v, all), mine);
+  verdict(L, fn, all, mpb_file_agree(L, c, fn, v, all), mine);
   lua_settop(L, 5);
   return 1;
 }

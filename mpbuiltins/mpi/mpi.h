@@ -168,5 +168,6 @@ void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mp
 void mpb_open_mpi(lua_State *L);          /* mp.mpi (mpi_p2p.c) */
 void mpb_mpi_req_funcs(lua_State *L);     /* requests, into the table on top (mpi_req.c) */
 void mpb_mpi_icoll_funcs(lua_State *L);   /* nonblocking collectives, likewise (mpi_icoll.c) */
+void mpb_mpi_file_funcs(lua_State *L);    /* MPI-IO, into the table on top (mpi_file.c) */
 
 #endif

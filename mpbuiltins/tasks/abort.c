@@ -160,6 +160,8 @@ void mpb_resync(lua_State *L, mpb_state *st) {
     mpb_where_gather(L, st);
     mpb_tasks_of(st)->nself = st->faulted;
   }
+  /* every rank is out of the task: upper layers end what it left */
+  mpb_task_ends(L, st, 1);
   st->faulted = 0;
   mpb_tasks_of(st)->nfault_expect = 0;
   /* an ABORT of the next task may have arrived during the barrier */

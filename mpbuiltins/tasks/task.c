@@ -232,11 +232,28 @@ static int op_run(lua_State *L) {
 }
 
 /* The operation, then the collectives' root checks still due: a task ends
-** only when its calls agreed (coll.c). */
+** only when its calls agreed (coll.c); then what upper layers end with it. */
 static int op_body(lua_State *L) {
   int n = op_run(L);
   mpb_coll_settle(L);
+  mpb_task_ends(L, mpb_get(L), 0);
   return n;
+}
+
+/* The upper layers' ends: a list in userdata anchored in the registry. */
+struct mpb_task_end { mpb_task_end_fn fn; struct mpb_task_end *next; };
+
+void mpb_task_on_end(lua_State *L, mpb_state *st, mpb_task_end_fn end) {
+  struct mpb_task_end *e = lua_newuserdatauv(L, sizeof *e, 0), **p = &mpb_tasks_of(st)->ends;
+  luaL_ref(L, LUA_REGISTRYINDEX);
+  e->fn = end;
+  e->next = NULL;
+  while (*p) p = &(*p)->next;
+  *p = e;
+}
+
+void mpb_task_ends(lua_State *L, mpb_state *st, int aborted) {
+  for (struct mpb_task_end *e = mpb_tasks_of(st)->ends; e; e = e->next) e->fn(L, st, aborted);
 }
 
 /* ------------------------------------------------------------- helpers */

@@ -40,6 +40,7 @@ typedef struct mpb_tasks {
   char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
   lua_CFunction ops[MPB_NTASK]; /* task operations other files register */
+  struct mpb_task_end *ends;    /* what upper layers end with a task (mpb_task_on_end) */
 } mpb_tasks;
 static inline mpb_tasks *mpb_tasks_of(mpb_state *st) { return st->slot[MPB_SLOT_TASKS]; }
 /* Make this state's mpb_tasks (task.c; mpb_open_task calls it first). */
@@ -59,6 +60,15 @@ static inline int mpb_parent(const mpb_state *st, int r) { return (r - 1) / st->
 int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname);
 /* The body of a task operation registered by another file (connect.c). */
 void mpb_task_register(mpb_state *st, int op, lua_CFunction body);
+/* What an upper layer ends with every task (mpi/: the files a task opened):
+** end(L, st, 0) at the end of each rank's task body, inside the task (it
+** may wait and raise: a fault of the task), and end(L, st, 1) in the abort
+** protocol, once every rank is out of the task (it must not raise). Called
+** in registration order. */
+typedef void (*mpb_task_end_fn)(lua_State *L, mpb_state *st, int aborted);
+void mpb_task_on_end(lua_State *L, mpb_state *st, mpb_task_end_fn end);
+/* Run them (task.c, abort.c). */
+void mpb_task_ends(lua_State *L, mpb_state *st, int aborted);
 /* Workers: the idle loop; returns the exit status rank 0 sent. */
 int mpb_worker_loop(lua_State *L, mpb_state *st);
 /* Rank 0: tell every worker to exit. */
