@@ -17,3 +17,7 @@ set_target_properties(heat_kernel PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY
 # mpi_jacobi: the C translation of scripts/examples/mpi_jacobi.lua (plain MPI).
 add_executable(mpi_jacobi scripts/examples/mpi_jacobi.c)
 target_link_libraries(mpi_jacobi PRIVATE MPI::MPI_C mplua_flags)
+
+# mpi_read: plain C (stdio, no MPI) reading what scripts/examples/mpi_write.lua writes with MPI-IO.
+add_executable(mpi_read scripts/examples/mpi_read.c)
+target_link_libraries(mpi_read PRIVATE mplua_flags)
