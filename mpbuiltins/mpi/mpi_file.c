@@ -36,7 +36,7 @@ typedef struct {
   MPI_Comm comm;       /* the file's MPI communicator (owned when own_comm) */
   int own_comm;
   int amode;
-  int edtype;          /* the view's etype as a dtype; -1: bytes (the default view) */
+  int edtype;          /* the view's etype as a dtype (u8: bytes, the default view) */
   int64_t task;
   mpb_comm *c;         /* user value 1 anchors it */
   const char *path;    /* user value 2 */
@@ -193,7 +193,7 @@ static int File_open(lua_State *L) {
   f->fh = MPI_FILE_NULL;
   f->comm = MPI_COMM_NULL;
   f->amode = amode;
-  f->edtype = -1;
+  f->edtype = MPB_U8;
   f->task = st->task;
   f->c = c;
   lua_pushvalue(L, 1);
@@ -263,7 +263,7 @@ static int read_at(lua_State *L, int coll, const char *fn) {
     int ok;
     lua_Integer n = lua_tointegerx(L, 3, &ok);
     if (!ok || n < 0) argerror(L, 2, fn, "count %s is not an integer >= 0", lua_tostring(L, 3));
-    int d = lua_isnoneornil(L, 4) ? (f->edtype >= 0 ? f->edtype : MPB_U8) : dtype_arg(L, 4, 3, fn);
+    int d = lua_isnoneornil(L, 4) ? f->edtype : dtype_arg(L, 4, 3, fn);
     int64_t dims[1] = {n};
     a = mpb_array_new(L, d, 1, dims);
   } else {
@@ -322,7 +322,7 @@ static int Set_view(lua_State *L) {
   if (rc == MPI_SUCCESS) rc = MPI_File_set_view(f->fh, disp, etype, ftype, "native", MPI_INFO_NULL);
   if (own) MPI_Type_free(&ftype); /* the view keeps what it needs */
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, what);
-  f->edtype = d == MPB_U8 && !y && disp == 0 ? -1 : d;
+  f->edtype = d;
   return 0;
 }
 
