@@ -110,9 +110,28 @@ static void agree(lua_State *L, mpb_comm *c, const char *fname, uint64_t sig, co
   lua_pop(L, 1);
 }
 
-static void file_agree(lua_State *L, mfile *f, const char *fname, const char *call, int extra,
-                       const char *differs) {
-  agree(L, f->c, fname, sig_of(call, f->path, extra), differs);
+/* What a member whose signature is sig calls on f, in words. */
+static const char *other_call(lua_State *L, const mfile *f, uint64_t sig) {
+  static const char *const calls[] = {"Close", "Write_at_all", "Read_at_all", "Sync"};
+  for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    if (sig_of(calls[i], f->path, 0) == sig)
+      return lua_pushfstring(L, "call: mpi.File.%s%s", calls[i],
+                             i == 0 ? " (or it ended its task, which closes the file)" : "");
+  for (int d = 0; d < MPB_NDTYPE; d++)
+    if (sig_of("Set_view", f->path, d) == sig)
+      return lua_pushfstring(L, "call: mpi.File.Set_view, etype %s", mpb_dtype_name(d));
+  return "call: on another file";
+}
+
+/* Every member of f's communicator is here making the same call (or raise
+** on all, saying what the first that differs calls). */
+static void file_agree(lua_State *L, mfile *f, const char *fname, const char *call, int extra) {
+  mpb_file_vote v = {sig_of(call, f->path, extra), 0};
+  mpb_file_vote *all = lua_newuserdatauv(L, sizeof *all * (size_t)f->c->size, 0);
+  int bad = mpb_file_agree(L, f->c, fname, v, all);
+  const char *differs = bad >= 0 && all[bad].status == 0 ? other_call(L, f, all[bad].sig) : "";
+  mpb_file_verdict(L, fname, all, bad, NULL, differs);
+  lua_pop(L, 1);
 }
 
 /* Raise MPI's error rc of this file's call what ("cannot write 'x': ..."). */
@@ -143,7 +162,7 @@ static int close_now(mfile *f) {
 }
 
 static void close_agreed(lua_State *L, mfile *f, const char *fname) {
-  file_agree(L, f, fname, "Close", 0, "call (it closes another file, or calls something else)");
+  file_agree(L, f, fname, "Close", 0);
   int rc = close_now(f);
   if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot close");
 }
@@ -244,7 +263,7 @@ static int write_at(lua_State *L, int coll, const char *fn) {
   mpb_array *a = mpb_array_testv(L, 3);
   if (!a) argerror(L, 2, fn, "mp.Array expected, got %s", luaL_typename(L, 3));
   const void *data = data_of(L, a);
-  if (coll) file_agree(L, f, fn, "Write_at_all", 0, "call");
+  if (coll) file_agree(L, f, fn, "Write_at_all", 0);
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Datatype t = mpb_file_etype(a->dtype);
   int rc = coll ? MPI_File_iwrite_at_all_c(f->fh, off, data, (MPI_Count)a->n, t, &req)
@@ -273,7 +292,7 @@ static int read_at(lua_State *L, int coll, const char *fn) {
     lua_pushvalue(L, 3);
   }
   int out = lua_gettop(L);
-  if (coll) file_agree(L, f, fn, "Read_at_all", 0, "call");
+  if (coll) file_agree(L, f, fn, "Read_at_all", 0);
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
   MPI_Datatype t = mpb_file_etype(a->dtype);
@@ -316,7 +335,7 @@ static int Set_view(lua_State *L) {
                lua_pushfstring(L, "%d", y->l.nranks));
     mpb_file_layout_ok(L, y, 3, fn);
   }
-  file_agree(L, f, fn, "Set_view", d, "etype");
+  file_agree(L, f, fn, "Set_view", d);
   const char *what = "cannot set the view of";
   int rc = y ? mpb_file_box(y, f->c->rank, &disp, &ftype, &own, &what) : MPI_SUCCESS;
   if (rc == MPI_SUCCESS) rc = MPI_File_set_view(f->fh, disp, etype, ftype, "native", MPI_INFO_NULL);
@@ -340,7 +359,7 @@ static int Get_size(lua_State *L) {
 static int Sync(lua_State *L) {
   const char *fn = "mpi.File.Sync";
   mfile *f = check_file(L, fn);
-  file_agree(L, f, fn, "Sync", 0, "call");
+  file_agree(L, f, fn, "Sync", 0);
   int rc = MPI_File_sync(f->fh);
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot sync");
   return 0;
