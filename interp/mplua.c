@@ -18,18 +18,17 @@
 #include "tasks/tasks.h"
 #include "mplua.h"
 
-/* The program's name in messages: argv[0] as given, as lua.c (Lua's own
-** test suite checks it); none at the prompt, as in lua. */
-static char progname[4096] = "mplua";
-static unsigned opted_out; /* MPLUA_OUT_* of the open state */
-
 /* What the host chose for a state made by mplua_open* (a userdata in its
 ** registry): none of it exists in a stock lua5.4 that loaded mp.so. */
 typedef struct policy {
+  unsigned out;              /* mplua_config.out */
   int interactive;           /* mplua_set_interactive */
   mplua_progressfn progress; /* mplua_set_progress */
   void *progress_ud;
   int served;                /* host_note_served */
+  /* The program's name in messages: argv[0] as given, as lua.c (Lua's own
+  ** test suite checks it); none at the prompt, as in lua. */
+  char progname[];
 } policy;
 
 static const char POLICY_KEY = 0; /* its address keys the policy */
@@ -66,7 +65,7 @@ static void message(lua_State *L, const char *msg) {
   if (p && p->interactive)
     fprintf(stderr, "%s\n", msg);
   else
-    fprintf(stderr, "%s: %s\n", progname, msg);
+    fprintf(stderr, "%s: %s\n", p ? p->progname : "mplua", msg);
   fflush(stderr);
 }
 
@@ -118,7 +117,8 @@ static int leader_exit(lua_State *L) {
   }
   fflush(stdout);
   mpb_task_exit(st, status);
-  if (close && !(opted_out & MPLUA_OUT_SIGNALS)) { /* as lua: __close handlers and
+  const policy *pol = get_policy(L);
+  if (close && pol && !(pol->out & MPLUA_OUT_SIGNALS)) { /* as lua: __close handlers and
     ** finalizers run (workers are gone) */
     signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
     signal(SIGUSR1, SIG_IGN);
@@ -181,12 +181,16 @@ static int open_all(lua_State *L) {
   const mplua_config *c = lua_touserdata(L, 1);
   int *argc = lua_touserdata(L, 2);
   char ***argv = lua_touserdata(L, 3);
+  const char *name = lua_touserdata(L, 4);
   if (c->out & MPLUA_OUT_ENV) { /* as lua -E: package ignores LUA_PATH and LUA_CPATH */
     lua_pushboolean(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
   }
-  policy *pol = lua_newuserdatauv(L, sizeof *pol, 0);
+  size_t len = strlen(name);
+  policy *pol = lua_newuserdatauv(L, sizeof *pol + len + 1, 0);
   memset(pol, 0, sizeof *pol);
+  pol->out = c->out;
+  memcpy(pol->progname, name, len + 1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &POLICY_KEY);
   luaL_openlibs(L);
   /* as lua.c: Lua 5.4's interpreter collects in generational mode, so a
@@ -235,8 +239,7 @@ lua_State *mplua_open(int *argc, char ***argv, int use_mpi) {
 lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c) {
   const char *name = c->progname;
   if (!name && argv && *argv && (*argv)[0] && (*argv)[0][0]) name = (*argv)[0];
-  if (name) snprintf(progname, sizeof progname, "%s", name);
-  opted_out = c->out;
+  if (!name) name = "mplua";
   /* Messages of a few MiB are allocated and freed at a high rate (receive
   ** buffers, Lua strings): served from fresh mmaps, every one of them costs
   ** page faults that take longer than the transfer itself. Keep them in the
@@ -248,15 +251,16 @@ lua_State *mplua_open_config(int *argc, char ***argv, const mplua_config *c) {
   }
   lua_State *L = luaL_newstate();
   if (!L) {
-    fprintf(stderr, "%s: cannot create state: not enough memory\n", progname);
+    fprintf(stderr, "%s: cannot create state: not enough memory\n", name);
     return NULL;
   }
   lua_pushcfunction(L, open_all);
   lua_pushlightuserdata(L, (void *)c);
   lua_pushlightuserdata(L, argc);
   lua_pushlightuserdata(L, argv);
-  if (lua_pcall(L, 3, 0, 0) != LUA_OK) {
-    fprintf(stderr, "%s: %s\n", progname, lua_tostring(L, -1));
+  lua_pushlightuserdata(L, (void *)name);
+  if (lua_pcall(L, 4, 0, 0) != LUA_OK) {
+    fprintf(stderr, "%s: %s\n", name, lua_tostring(L, -1));
     lua_close(L);
     return NULL;
   }
@@ -359,8 +363,9 @@ int mplua_worker(lua_State *L) {
   lua_pushcfunction(L, worker_main);
   if (lua_pcall(L, 0, 1, 0) != LUA_OK) {
     /* the loop itself failed (out of memory): nothing can resynchronize */
-    fprintf(stderr, "%s: [rank %d] worker loop failed: %s\n", progname, mplua_rank(L),
-            lua_tostring(L, -1));
+    const policy *pol = get_policy(L);
+    fprintf(stderr, "%s: [rank %d] worker loop failed: %s\n", pol ? pol->progname : "mplua",
+            mplua_rank(L), lua_tostring(L, -1));
     mpb_abort_job(mpb_get(L)->base, 1);
   }
   int status = (int)lua_tointeger(L, -1);

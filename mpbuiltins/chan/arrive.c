@@ -108,9 +108,9 @@ static void free_arrival(mpb_state *st, mpb_arrival *a) {
 /* Lay out the message whose header h announces f: the whole message, its
 ** parts still to come (their places in w->parts); NULL when out of memory.
 ** h is not freed. */
-static mpb_msg *lay_out(const mpb_msg *h, const mpb_frame *f) {
+static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
   size_t n = (size_t)f->nparts;
-  mpb_msg *w = mpb_msg_new(f->inlen + f->total);
+  mpb_msg *w = mpb_msg_new(&st->msgmem, f->inlen + f->total);
   mpb_part *parts = w ? calloc(n, sizeof *parts) : NULL;
   if (!parts) {
     mpb_msg_free(w);
@@ -162,8 +162,8 @@ static int wants_gc(mpb_state *st, const mpb_msg *h, size_t *size) {
   mpb_frame f;
   if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) return 0;
   *size = f.inlen + f.total;
-  if (*size >= BIG) return mpb_msg_spare() < *size ? 2 : 0;
-  return *size >= REUSE_MIN && mpb_msg_live_big() > 0;
+  if (*size >= BIG) return mpb_msg_spare(&st->msgmem) < *size ? 2 : 0;
+  return *size >= REUSE_MIN && st->msgmem.live_big > 0;
 }
 
 static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h);
@@ -206,7 +206,7 @@ void mpb_arrivals_collect(lua_State *L, mpb_state *st) {
 ** of any size: MPI truncates it to none, and its send completes). The
 ** parts of one message share their sender and tag: they match in order. */
 static void drain_next(mpb_state *st, mpb_arrival *a) {
-  static char nothing[1];
+  static char nothing[1]; /* shared by every state: a receive of 0 bytes writes nothing */
   int rc = MPI_Irecv_c(nothing, 0, MPI_BYTE, a->src, (int)a->tag, st->bulk, &a->one);
   if (rc != MPI_SUCCESS) fail(st, rc, "cannot drain a message", a->src);
 }
@@ -220,7 +220,7 @@ static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
     a->stage = A_DONE;
     return;
   }
-  mpb_msg *w = lay_out(h, &f);
+  mpb_msg *w = lay_out(st, h, &f);
   MPI_Request *req = w ? malloc(sizeof *req * (size_t)f.nparts) : NULL;
   if (!req) {
     mpb_msg_free(w);
@@ -287,7 +287,7 @@ static void receive(mpb_state *st, int ctl, MPI_Message *mm, MPI_Status *s) {
   if (rc != MPI_SUCCESS || cnt < 0) fail(st, rc, "cannot size a message", src);
   if (!ctl) st->recvd_from[src]++;
   st->bytes_recv += (uint64_t)cnt;
-  mpb_msg *m = mpb_msg_new_or_reserve(&st->reserve, (size_t)cnt);
+  mpb_msg *m = mpb_msg_new_or_reserve(&st->msgmem, (size_t)cnt);
   if (!m) /* small (larger ones come in parts) and the reserve is taken: nothing is left */
     mpb_fatal(st, "out of memory receiving %s of %lld bytes from rank %d",
               ctl ? "a command" : "a message", (long long)cnt, src);

@@ -54,34 +54,28 @@
 ** (coroutines made meanwhile inherit it). */
 #define COUNT_POLL (1 << 17)
 
-/* Process globals, because the signal handlers need them. */
+/* Process globals, because the signal handlers read them (signals and the
+** interval timer are the process's, not a state's). */
 volatile sig_atomic_t mpb_sigint = 0;       /* an interrupt is pending (rank 0) */
-static volatile sig_atomic_t armed;         /* a task runs: ticks poll */
-static volatile sig_atomic_t leader;        /* rank 0: interrupts hook too */
 static volatile sig_atomic_t sigint_reset;  /* SIGINT is at SIG_DFL until taken */
-static lua_State *main_thread;              /* set before any handler, never moved */
-
-static int alarm_on, sigint_on, count_mode, poll_ms = POLL_MS_DEFAULT;
-
-/* The main thread's hook when the task began (a user's), put back at its
-** end. Written and read outside signal handlers only. */
-static struct {
-  lua_Hook fn;
-  int mask, count;
-} user;
+static lua_State *volatile ticked;          /* the main thread whose task the timer polls */
+/* The main thread an interrupt hooks: the first state opened on rank 0
+** (while it is open; then the next one opened). */
+static lua_State *volatile interrupt_target;
+static int alarm_on, sigint_on;             /* the handlers are installed (sigaction) */
 
 static void poll_hook(lua_State *L, lua_Debug *ar);
 
-/* Hook the main thread for its next instruction (signal handlers too). */
-static void hook_next(void) {
-  if (main_thread) lua_sethook(main_thread, poll_hook, LUA_MASKCOUNT, 1);
+/* Hook a main thread for its next instruction (signal handlers too). */
+static void hook_next(lua_State *main) {
+  if (main) lua_sethook(main, poll_hook, LUA_MASKCOUNT, 1);
 }
 
 /* Where the main thread's hook stands between polls: nothing, or the
 ** count hook of a host without timers. */
-static void unhook(lua_State *L) {
+static void unhook(lua_State *L, const mpb_state *st) {
   if (lua_gethook(L) != poll_hook) return;
-  if (count_mode && armed) lua_sethook(L, poll_hook, LUA_MASKCOUNT, COUNT_POLL);
+  if (st->hook.count_mode && st->hook.armed) lua_sethook(L, poll_hook, LUA_MASKCOUNT, COUNT_POLL);
   else lua_sethook(L, NULL, 0, 0);
 }
 
@@ -104,14 +98,14 @@ void mpb_raise_abort_hooked(lua_State *L) {
   /* keep raising at the main thread's every instruction until the task
   ** runner has it, even through user pcalls and coroutines: no user code
   ** runs after a pcall caught it */
-  if (main_thread) lua_sethook(main_thread, poll_hook, LUA_MASKCOUNT, 1);
+  hook_next(mpb_get(L)->hook.main);
   mpb_raise_abort(L);
 }
 
 static void poll_hook(lua_State *L, lua_Debug *ar) {
   (void)ar;
-  unhook(L);
   mpb_state *st = mpb_get(L);
+  unhook(L, st);
   mpb_poll(st);
   if (st->gc_wanted) mpb_arrivals_collect(L, st);
   if (st->aborting && st->in_task) {
@@ -124,9 +118,10 @@ static void poll_hook(lua_State *L, lua_Debug *ar) {
 /* ------------------------------------------------------------ signals */
 static void on_alarm(int sig) {
   (void)sig;
-  if (!armed || !main_thread) return;
-  lua_Hook h = lua_gethook(main_thread);
-  if (h == NULL || h == poll_hook) hook_next(); /* never over a user's hook */
+  lua_State *main = ticked;
+  if (!main) return;
+  lua_Hook h = lua_gethook(main);
+  if (h == NULL || h == poll_hook) hook_next(main); /* never over a user's hook */
 }
 
 static void on_sigint(int sig);
@@ -142,7 +137,7 @@ static void catch_signal(int sig) {
 
 void mpb_interrupt(void) {
   mpb_sigint = 1;
-  if (leader) hook_next();
+  hook_next(interrupt_target);
 }
 
 static void on_sigint(int sig) {
@@ -179,19 +174,19 @@ void mpb_check_interrupt(lua_State *L, mpb_state *st) {
   luaL_error(L, "interrupted!");
 }
 
-lua_State *mpb_running(void) { return main_thread; }
+lua_State *mpb_running(const mpb_state *st) { return st->hook.main; }
 
 /* ------------------------------------------------------------ arming */
 void mpb_hook_init(lua_State *L, mpb_state *st) {
   const char *ms = getenv("MPLUA_POLL_MS");
-  if (ms && atoi(ms) > 0) poll_ms = atoi(ms);
+  st->hook.poll_ms = ms && atoi(ms) > 0 ? atoi(ms) : POLL_MS_DEFAULT;
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  main_thread = lua_tothread(L, -1);
+  st->hook.main = lua_tothread(L, -1);
   lua_pop(L, 1);
-  leader = st->rank == 0;
+  if (st->rank == 0 && !interrupt_target) interrupt_target = st->hook.main;
   int sig = !(st->out & MPB_OUT_SIGNALS);
-  count_mode = !sig || (st->out & MPB_OUT_TIMER);
-  if (!count_mode && !alarm_on) {
+  st->hook.count_mode = !sig || (st->out & MPB_OUT_TIMER);
+  if (!st->hook.count_mode && !alarm_on) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sigemptyset(&sa.sa_mask);
@@ -209,34 +204,35 @@ void mpb_hook_init(lua_State *L, mpb_state *st) {
 
 void mpb_hook_close(mpb_state *st) {
   mpb_hook_arm(st, 0);
-  armed = 0;
-  main_thread = NULL;
+  if (interrupt_target == st->hook.main) interrupt_target = NULL;
+  st->hook.main = NULL;
 }
 
 void mpb_hook_arm(mpb_state *st, int on) {
-  lua_State *L = main_thread;
+  lua_State *L = st->hook.main;
   int polls = on && st->use_mpi && st->size > 1;
   if (on && L) { /* the user's hook, to put back when the task ends */
     lua_Hook h = lua_gethook(L);
-    user.fn = h == poll_hook ? NULL : h;
-    user.mask = user.fn ? lua_gethookmask(L) : 0;
-    user.count = user.fn ? lua_gethookcount(L) : 0;
+    st->hook.user_fn = h == poll_hook ? NULL : h;
+    st->hook.user_mask = st->hook.user_fn ? lua_gethookmask(L) : 0;
+    st->hook.user_count = st->hook.user_fn ? lua_gethookcount(L) : 0;
   }
-  armed = polls;
+  st->hook.armed = polls;
   if (!on && L && lua_gethook(L) == poll_hook) {
-    lua_sethook(L, user.fn, user.mask, user.count);
-    user.fn = NULL;
+    lua_sethook(L, st->hook.user_fn, st->hook.user_mask, st->hook.user_count);
+    st->hook.user_fn = NULL;
   }
-  if (count_mode) {
-    if (polls && L && !user.fn) lua_sethook(L, poll_hook, LUA_MASKCOUNT, COUNT_POLL);
+  if (st->hook.count_mode) {
+    if (polls && L && !st->hook.user_fn) lua_sethook(L, poll_hook, LUA_MASKCOUNT, COUNT_POLL);
     return;
   }
-  if (!alarm_on) return;
+  if (!alarm_on || (!polls && ticked != L)) return; /* the timer is not this state's */
+  ticked = polls ? L : NULL;
   struct itimerval it;
   memset(&it, 0, sizeof it);
   if (polls) {
-    it.it_interval.tv_sec = poll_ms / 1000;
-    it.it_interval.tv_usec = (poll_ms % 1000) * 1000;
+    it.it_interval.tv_sec = st->hook.poll_ms / 1000;
+    it.it_interval.tv_usec = (st->hook.poll_ms % 1000) * 1000;
     it.it_value = it.it_interval;
   }
   setitimer(ITIMER_REAL, &it, NULL);

@@ -27,8 +27,8 @@ void mpb_check_interrupt(lua_State *L, mpb_state *st);
 /* Raise the abort error, and keep raising it at the main thread's every
 ** instruction until the task runner has it (mpb_hook_arm(st, 0) stops). */
 void mpb_raise_abort_hooked(lua_State *L);
-/* The thread whose stack says where this rank runs: the main thread. */
-lua_State *mpb_running(void);
+/* The thread whose stack says where this rank runs: st's main thread. */
+lua_State *mpb_running(const mpb_state *st);
 /* Raise the abort error (registered in the registry under MPB_ABORT_KEY by
 ** tasks/; a plain message when none is). */
 int mpb_raise_abort(lua_State *L);

@@ -10,13 +10,12 @@
 #include "chan/msg.h"
 
 /* Large messages. Fresh memory costs a page fault per 4 KiB, which in a VM
-** can take longer than the transfer itself, and programs send big blocks again and again. So the buffer of
-** the last large message freed is kept for the next large one that fits
-** (a spare), and fresh large buffers ask for huge pages. */
+** can take longer than the transfer itself, and programs send big blocks
+** again and again. So the buffer of the last large message freed is kept for
+** the next large one that fits (the state's spare), and fresh large buffers
+** ask for huge pages. */
 #define SPARE_MIN ((size_t)64 << 20)
 #define LIVE_MIN ((size_t)1 << 20)
-static mpb_msg *spare;
-static int live_big; /* buffers of LIVE_MIN bytes or more that messages hold */
 
 /* Ask for huge pages on a large block of fresh memory. */
 static void bigmem_advise(void *p, size_t len) {
@@ -28,27 +27,26 @@ static void bigmem_advise(void *p, size_t len) {
 #endif
 }
 
-size_t mpb_msg_spare(void) { return spare ? spare->cap : 0; }
+size_t mpb_msg_spare(const mpb_msg_mem *mm) { return mm->spare ? mm->spare->cap : 0; }
 
-int mpb_msg_live_big(void) { return live_big; }
-
-void mpb_msg_drop_spare(void) {
-  free(spare);
-  spare = NULL;
+void mpb_msg_drop_spare(mpb_msg_mem *mm) {
+  free(mm->spare);
+  mm->spare = NULL;
 }
 
-mpb_msg *mpb_msg_new(size_t len) {
+mpb_msg *mpb_msg_new(mpb_msg_mem *mm, size_t len) {
   if (len > SIZE_MAX - sizeof(mpb_msg)) return NULL;
   mpb_msg *m = NULL;
+  mpb_msg *spare = mm ? mm->spare : NULL;
   size_t cap = len;
   if (len >= SPARE_MIN && spare && spare->cap >= len && spare->cap / 4 <= len) {
     m = spare; /* warm memory */
     cap = spare->cap;
-    spare = NULL;
+    mm->spare = NULL;
   } else {
     m = malloc(sizeof *m + len);
     if (!m && spare) { /* the spare's memory is better spent here */
-      mpb_msg_drop_spare();
+      mpb_msg_drop_spare(mm);
       m = malloc(sizeof *m + len);
     }
     if (!m) return NULL;
@@ -57,7 +55,8 @@ mpb_msg *mpb_msg_new(size_t len) {
   memset(m, 0, sizeof *m);
   m->len = len;
   m->cap = cap;
-  live_big += cap >= LIVE_MIN;
+  m->mem = mm;
+  if (mm) mm->live_big += cap >= LIVE_MIN;
   return m;
 }
 
@@ -65,41 +64,49 @@ mpb_msg *mpb_msg_new(size_t len) {
 /* A rank short of memory must still read the small messages that say what
 ** comes next (headers of messages in parts, commands): a buffer is kept for
 ** one of them, lent when malloc fails (arrive.c) and back when freed. */
-int mpb_msg_reserve_init(mpb_msg_reserve *r) {
-  r->kept = malloc(sizeof *r->kept + MPB_MSG_RESERVE);
-  r->out = 0;
-  return r->kept ? 0 : -1;
+int mpb_msg_mem_init(mpb_msg_mem *mm) {
+  memset(mm, 0, sizeof *mm);
+  mm->kept = malloc(sizeof *mm->kept + MPB_MSG_RESERVE);
+  return mm->kept ? 0 : -1;
 }
 
-void mpb_msg_reserve_free(mpb_msg_reserve *r) {
-  if (r->out) r->kept->home = NULL; /* the message lent it frees it */
-  else free(r->kept);
-  r->kept = NULL;
+void mpb_msg_mem_free(mpb_msg_mem *mm) {
+  if (mm->out) mm->kept->lent = 0; /* the message lent it frees it */
+  else free(mm->kept);
+  mm->kept = NULL;
+  mpb_msg_drop_spare(mm);
+  mm->closed = 1;
 }
 
-mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len) {
-  mpb_msg *m = mpb_msg_new(len);
-  if (m || len > MPB_MSG_RESERVE || !r->kept || r->out) return m;
-  m = r->kept;
-  r->out = 1;
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
+  mpb_msg *m = mpb_msg_new(mm, len);
+  if (m || len > MPB_MSG_RESERVE || !mm->kept || mm->out) return m;
+  m = mm->kept;
+  mm->out = 1;
   memset(m, 0, sizeof *m);
   m->len = len;
   m->cap = MPB_MSG_RESERVE;
-  m->home = r;
+  m->mem = mm;
+  m->lent = 1;
   return m;
 }
 
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
   free(m->parts);
-  if (m->home) { /* the reserve, back */
-    m->home->out = 0;
+  mpb_msg_mem *mm = m->mem;
+  if (m->lent) { /* the reserve, back */
+    mm->out = 0;
     return;
   }
-  live_big -= m->cap >= LIVE_MIN;
-  if (m->cap >= SPARE_MIN && (!spare || spare->cap <= m->cap)) {
-    free(spare);
-    spare = m;
+  if (!mm) {
+    free(m);
+    return;
+  }
+  mm->live_big -= m->cap >= LIVE_MIN;
+  if (!mm->closed && m->cap >= SPARE_MIN && (!mm->spare || mm->spare->cap <= m->cap)) {
+    free(mm->spare);
+    mm->spare = m;
     return;
   }
   free(m);

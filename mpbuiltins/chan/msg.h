@@ -49,7 +49,7 @@ typedef struct mpb_part {
   size_t pos, len;
 } mpb_part;
 
-struct mpb_msg_reserve;
+struct mpb_msg_mem;
 
 /* A received message (user or control): header and body in one block. */
 typedef struct mpb_msg {
@@ -60,12 +60,13 @@ typedef struct mpb_msg {
   int nparts;
   int gc_paid;       /* Lua took its GC step before it was laid out (arrive.c) */
   uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
+  int lent;          /* it is mem's reserve buffer: goes back there when freed */
   mpb_part *parts;   /* received in parts: where they landed (owned) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
   int lost_why;      /* MPB_LOST_*: why */
   size_t len;        /* bytes in buf */
   size_t cap;        /* bytes allocated for buf */
-  struct mpb_msg_reserve *home; /* a reserve's buffer lent: goes back there when freed */
+  struct mpb_msg_mem *mem; /* the memory it came from (NULL: plain malloc) */
   char buf[];        /* header then body */
 } mpb_msg;
 
@@ -75,21 +76,29 @@ enum { MPB_LOST_PART,    /* a part was not the size its header announced */
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
-/* msg.c. NULL when out of memory. */
-mpb_msg *mpb_msg_new(size_t len);
-/* The bytes of the kept buffer of the last large message (0: none) / free it. */
-size_t mpb_msg_spare(void);
-void mpb_msg_drop_spare(void);
-/* A buffer for a message of MPB_MSG_RESERVE bytes or fewer, kept for when
-** malloc fails: mpb_msg_new, or the reserve's buffer while it is not lent
-** (NULL: neither); mpb_msg_free gives it back. */
+/* msg.c. The message memory of one state: the buffer of the last large
+** message freed, kept for the next large one that fits (a spare), and a
+** buffer kept for a small message when malloc fails (the reserve). */
 #define MPB_MSG_RESERVE ((size_t)256 << 10)
-typedef struct mpb_msg_reserve { mpb_msg *kept; int out; } mpb_msg_reserve;
-int mpb_msg_reserve_init(mpb_msg_reserve *r);
-void mpb_msg_reserve_free(mpb_msg_reserve *r);
-mpb_msg *mpb_msg_new_or_reserve(mpb_msg_reserve *r, size_t len);
-/* How many buffers of 1 MiB or more messages hold (the spare not counted). */
-int mpb_msg_live_big(void);
+typedef struct mpb_msg_mem {
+  mpb_msg *spare;    /* NULL: none */
+  int live_big;      /* buffers of 1 MiB or more that messages hold (the spare not counted) */
+  mpb_msg *kept;     /* the reserve's buffer */
+  int out;           /* it is lent */
+  int closed;        /* mpb_msg_mem_free ran: nothing is kept any more */
+} mpb_msg_mem;
+int mpb_msg_mem_init(mpb_msg_mem *mm);
+/* Free what mm keeps; messages still out are freed by their owners. */
+void mpb_msg_mem_free(mpb_msg_mem *mm);
+/* A message of len bytes from mm (NULL: plain malloc); NULL when out of memory. */
+mpb_msg *mpb_msg_new(mpb_msg_mem *mm, size_t len);
+/* The bytes of mm's spare (0: none) / free it. */
+size_t mpb_msg_spare(const mpb_msg_mem *mm);
+void mpb_msg_drop_spare(mpb_msg_mem *mm);
+/* mpb_msg_new, or when malloc fails the reserve's buffer for a message of
+** MPB_MSG_RESERVE bytes or fewer while it is not lent (NULL: neither);
+** mpb_msg_free gives it back. */
+mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len);
 /* Free a message and whatever parts it still owns (NULL is fine). */
 void mpb_msg_free(mpb_msg *m);
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);

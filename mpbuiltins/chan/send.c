@@ -55,7 +55,7 @@ static void posted(mpb_state *st, int dst, int chan, const char *buf, size_t len
 /* A message to this very rank: queued at once, as one flat block. */
 static void send_self(lua_State *L, mpb_state *st, int chan, const struct mpb_wbuf *b,
                       const char *flat, size_t len) {
-  mpb_msg *m = mpb_msg_new(len);
+  mpb_msg *m = mpb_msg_new(&st->msgmem, len);
   if (!m) luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
   if (b) mpb_wbuf_flatten(b, m->buf);
   else memcpy(m->buf, flat, len);

@@ -99,7 +99,7 @@ static int alloc_tables(mpb_state *st) {
   st->arr_blocked = calloc(2 * n, sizeof *st->arr_blocked);
   st->arrivals_tail = &st->arrivals;
   return st->inbox && st->sent_to && st->recvd_from && st->part_tag && st->pending_from &&
-         st->arr_blocked && mpb_msg_reserve_init(&st->reserve) == 0 ? 0 : -1;
+         st->arr_blocked && mpb_msg_mem_init(&st->msgmem) == 0 ? 0 : -1;
 }
 
 static void free_tables(mpb_state *st) {
@@ -108,7 +108,7 @@ static void free_tables(mpb_state *st) {
   mpb_queue_clear(&st->cmdq);
   free(st->inbox), free(st->sent_to), free(st->recvd_from), free(st->part_tag);
   free(st->pending_from), free(st->arr_blocked);
-  mpb_msg_reserve_free(&st->reserve);
+  mpb_msg_mem_free(&st->msgmem);
   st->inbox = NULL;
 }
 
@@ -203,6 +203,5 @@ void mpb_stop(lua_State *L) {
   }
   mpb_sends_free(st);
   free_tables(st);
-  mpb_msg_drop_spare();
   st->L = NULL;
 }

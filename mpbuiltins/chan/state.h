@@ -159,7 +159,7 @@ typedef struct mpb_state {
   int tag_ub;
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
-  mpb_msg_reserve reserve; /* a buffer kept for a small message when malloc fails (arrive.c) */
+  mpb_msg_mem msgmem; /* received messages' spare and reserve (msg.c) */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */
@@ -172,6 +172,14 @@ typedef struct mpb_state {
   char mpi_err[MPB_ERRLEN]; /* a failure met where nothing could raise (mpb_note) */
   lua_State *L;      /* main thread */
   struct mpb_trace *trace; /* the recorder while tracing, else NULL (chan/trace.h) */
+  struct {           /* the interrupt hook of this state (hook.c) */
+    lua_State *main; /* the main thread, between mpb_hook_init and mpb_hook_close */
+    int armed;       /* a task runs: ticks poll */
+    int count_mode;  /* no timer: a count hook polls during a task */
+    int poll_ms;     /* the timer's period */
+    lua_Hook user_fn; /* the main thread's hook when the task began, put back at its end */
+    int user_mask, user_count;
+  } hook;
   /* The state each layer above owns, registered at its opening in the slot
   ** its header names (the memory is the layer's: a userdata it keeps in the
   ** registry, alive as long as this state). */

@@ -390,7 +390,7 @@ static void worker_task(lua_State *L, mpb_state *st, mpb_msg *m) {
   MPB_TRACE_SPAN(NULL, st, MPB_TR_TASK, h.arg, -1, (uint32_t)h.task, 0);
   send_children(st, MPB_CTL_CMD, h.arg, h.value, m->buf + sizeof h, m->len - sizeof h);
   /* the body becomes a message the decoder reads: a user header before it */
-  mpb_msg *u = mpb_msg_new(m->len - sizeof h + sizeof(mpb_uhdr));
+  mpb_msg *u = mpb_msg_new(&st->msgmem, m->len - sizeof h + sizeof(mpb_uhdr));
   if (!u) mpb_fatal(st, "out of memory starting a task");
   memset(u->buf, 0, sizeof(mpb_uhdr));
   memcpy(u->buf + sizeof(mpb_uhdr), m->buf + sizeof h, m->len - sizeof h);

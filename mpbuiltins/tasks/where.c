@@ -80,7 +80,7 @@ static void describe(mpb_state *st, snap_head *h) {
   } else if ((st->phase == MPB_PHASE_FINISHED || st->phase == MPB_PHASE_IDLE) && quiet) {
     h->state = S_FINISHED; /* idle: done with this task (a task not begun has an older number) */
   } else {
-    mpb_lua_line(mpb_running(), h->line, sizeof h->line);
+    mpb_lua_line(mpb_running(st), h->line, sizeof h->line);
   }
   int64_t *c = counts(h);
   memcpy(c, st->sent_to, sizeof(int64_t) * (size_t)st->size);
