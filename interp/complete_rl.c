@@ -15,6 +15,7 @@
 #include <stdio.h> /* readline.h needs FILE */
 #include <readline/readline.h>
 
+/* Process globals: readline's completion callbacks take no context. */
 static complete_ask asker;
 static char *answer;   /* the query's answer: start line, then one match per line */
 static char *next;     /* the next match in it */

@@ -45,8 +45,10 @@
 front_state fe = {.sock = -1};
 
 char front_token[FRONT_TOKEN_LEN + 1];
+/* The front end is a process of its own (no Lua state): what it knows of
+** its one job lives in process globals (fe, and these). */
 static struct buf *from0_buf; /* rank 0's stream, unparsed (front_run's) */
-static int sigpipe_fds[2] = {-1, -1}; /* signal handler -> loop */
+static int sigpipe_fds[2] = {-1, -1}; /* signal handler -> loop: the handler writes it */
 
 
 /*
@@ -328,7 +330,7 @@ static char *front_address(int port) {
 /* The launcher's command line: MPLUA_LAUNCHER's words, N, this program, and
 ** the options but "-n N". Malloc'ed, NULL-terminated; NULL without memory. */
 static char **job_argv(int nranks, int argc, char **argv, char **words) {
-  static char exe[4096], count[16];
+  static char exe[4096], count[16]; /* v points into them until the job is spawned */
   const char *l = getenv("MPLUA_LAUNCHER");
   char **v;
   int i, n = 0, skip = argv[1][2] != '\0' ? 2 : 3; /* "-nN" or "-n N" */

@@ -33,7 +33,8 @@ typedef struct front_face {
   void (*polled)(const struct pollfd *p, int n);
 } front_face;
 
-/* The front end's state (one per process: there is one terminal). */
+/* The front end's state: a process global, as the front end is a process of
+** its own (one terminal, one job, no Lua state). */
 typedef struct front_state {
   int tty;       /* stdin and stdout are terminals: line editing, progress */
   int sock;      /* rank 0's connection, or -1 */

@@ -59,6 +59,7 @@ int front_listen(int *port) {
 
 #define GREETING_MAX (sizeof FRONT_GREETING - 1 + FRONT_TOKEN_LEN + 1)
 
+/* Process global: the front end (a process of its own) has one door. */
 static struct caller {
   int open; /* 0: a free slot */
   int fd;
@@ -81,7 +82,7 @@ void front_listener_close(int *listener) {
 }
 
 static void take_calls(int listener) {
-  static unsigned long arrivals;
+  static unsigned long arrivals; /* the front end's one door: per process */
   int fd;
   while ((fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
     struct caller *slot = &callers[0];

@@ -43,6 +43,7 @@
 #define HISTORY_KEEP 1000 /* entries kept; the file is cut back at twice that */
 #define PARTIAL_MAX 4096  /* an unfinished line longer than this is not redrawn */
 
+/* A process global: the terminal is the front end process's. */
 static struct {
   char partial[PARTIAL_MAX]; /* the unfinished last line of output */
   size_t plen;

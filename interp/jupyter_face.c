@@ -35,6 +35,7 @@
 #define END_WAIT_MS 10000 /* a guard: a worker whose stdout was closed never writes its end */
 #define PARENT_MS 1000    /* how often to look whether Jupyter is still there */
 
+/* A process global: the face runs in the front end, a process of its own. */
 static struct {
   int failed;
   int labels;

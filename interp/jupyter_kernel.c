@@ -36,6 +36,7 @@ typedef struct pending {
   struct pending *next;
 } pending;
 
+/* A process global: the kernel is a process of its own (one connection file). */
 static struct {
   int nranks;
   long count;             /* execution_count */

@@ -26,7 +26,7 @@ typedef struct labelled {
   size_t llen;
 } labelled;
 
-static labelled outs[2];
+static labelled outs[2]; /* the process's stdout and stderr */
 
 static ssize_t label_write(void *cookie, const char *p, size_t n) {
   labelled *s = cookie;

@@ -36,7 +36,7 @@ static int mkdirs(const char *path) {
 }
 
 /* ------------------------------------------------------------ the logo */
-static unsigned long crc_table[256];
+static unsigned long crc_table[256]; /* built once, then read only */
 
 static unsigned long crc(const unsigned char *p, size_t n, unsigned long c) {
   if (crc_table[1] == 0)

@@ -30,6 +30,7 @@
 #define DELIM "<IDS|MSG>"
 #define MAX_FRAMES 64
 
+/* A process global: the kernel process's one set of sockets. */
 static struct {
   char transport[16], ip[256];
   int port[JW_NSOCK];

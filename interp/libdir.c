@@ -32,7 +32,7 @@ static int has_lib(const char *dir) {
 }
 
 const char *host_libdir(int use_env) {
-  static char dir[PATH_MAX];
+  static char dir[PATH_MAX]; /* the same for every state: where this library lies */
   const char *env = use_env ? getenv("MPLUA_LIBDIR") : NULL;
   if (env && *env) return env;
   Dl_info info;
@@ -54,7 +54,7 @@ const char *host_libdir(int use_env) {
 
 /* DIR/lib/lua/5.4 (where mp.so is), or NULL. */
 static const char *host_cdir(void) {
-  static char dir[PATH_MAX];
+  static char dir[PATH_MAX]; /* the same for every state: where this library lies */
   Dl_info info;
   char real[PATH_MAX];
   if (!dladdr((void *)host_libdir, &info) || !info.dli_fname || !realpath(info.dli_fname, real))

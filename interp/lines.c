@@ -35,6 +35,7 @@ typedef struct labelled {
   int bol; /* the next byte starts a line */
 } labelled;
 
+/* Process globals: stdout and stderr are the process's (host_lines runs once). */
 static labelled out_l = {STDOUT_FILENO, 1}, err_l = {STDERR_FILENO, 1};
 static char label[24];
 static size_t label_len;

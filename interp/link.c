@@ -42,6 +42,8 @@
 
 #define CONNECT_MS 10000
 
+/* A process global: the link replaces the process's stdin, stdout and
+** stderr, and its thread and SIGUSR1 are the process's too. */
 static struct {
   int on, tty;
   int sock;               /* the connection: also fds 1 and 2 */

@@ -27,7 +27,7 @@
 #include "jupyter.h"
 #endif
 
-/* argv[0] as given, for messages (as lua.c) */
+/* argv[0] as given, for messages (as lua.c): the program's, one per process */
 static const char *progname = "mplua";
 
 /* Flags collected from the command line. */

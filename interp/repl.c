@@ -69,6 +69,7 @@ enum { GOT_LINE = 1, GOT_EOF = -1, GOT_INTR = -2 };
 ** stdin is put back as soon as the read returns. So Ctrl-C at the prompt
 ** always takes effect at once, which also makes it testable through a pipe.
 */
+/* Process globals: the SIGINT handler reads and writes them. */
 static volatile sig_atomic_t interrupted; /* Ctrl-C since catch_sigint */
 static volatile sig_atomic_t reading;     /* a read of stdin may be under way */
 static volatile sig_atomic_t detached;    /* the handler swapped stdin out */
@@ -147,7 +148,8 @@ static void new_line(void) {
 }
 
 /* The plain reader's buffer, reused across lines; freed when the prompt
-** ends (and reachable meanwhile, so never leaked by an error). */
+** ends (and reachable meanwhile, so never leaked by an error). One per
+** process, as stdin is. */
 static char *plain_buf;
 static size_t plain_cap;
 
@@ -249,7 +251,8 @@ static int edit_read(const char *prompt, char **line) {
 #endif
 
 #ifdef MPLUA_READLINE
-/* Whether lines come from readline (stdin is a terminal). */
+/* Whether lines come from readline (stdin is a terminal): readline's state
+** is the process's. */
 static int editing;
 #endif
 
@@ -414,7 +417,8 @@ static void print_results(lua_State *L) {
 }
 
 #ifdef MPLUA_READLINE
-/* Tab's completions, from this state. */
+/* Tab's completions, from this state (readline's completion hook takes no
+** context: one prompt per process). */
 static lua_State *repl_state;
 static char *complete_here(const char *q, size_t n, size_t *alen) {
   return show_answer(repl_state, q, n, alen);

@@ -53,6 +53,7 @@ typedef struct mpb_mpi {
   int64_t task, naborts;        /* what the posted list below belongs to */
   mpb_mpireq *posted, *posted_tail; /* receives posted by Irecv, in posting order */
   uint32_t tokens;              /* synchronous sends made */
+  uint64_t stamps;              /* lists of requests checked (mpi_req.c: duplicates) */
   int nacks;
   struct { int dst; uint32_t comm, token; } acks[MPB_MPI_ACKS];
   /* the seeded scheduler (mpi_sched.c) */

@@ -251,8 +251,7 @@ static int test_reqs(lua_State *L, reqs *a, mpb_ready ready) {
 
 /* The requests of the list at idx into a userdata array (pushed). */
 static reqs list_reqs(lua_State *L, mpb_mpi *M, int idx, const char *fname) {
-  static uint64_t stamps;
-  uint64_t stamp = ++stamps;
+  uint64_t stamp = ++M->stamps;
   mpb_state *st = M->st;
   reqs a = {M, NULL, 0, 0};
   if (!lua_istable(L, idx))

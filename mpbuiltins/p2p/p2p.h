@@ -26,6 +26,7 @@ typedef struct mpb_p2p {
   uint32_t comm_ids;           /* communicator ids used in task comm_ids_task (comm.c) */
   int64_t comm_ids_task;
   struct mpb_req *posted;      /* the arrival hook's list of posted irecvs (request.c) */
+  uint64_t stamps;             /* lists of requests checked (request.c: duplicates) */
 } mpb_p2p;
 static inline mpb_p2p *mpb_p2p_of(mpb_state *st) { return st->slot[MPB_SLOT_P2P]; }
 

@@ -297,8 +297,7 @@ typedef struct {
 /* The requests of the list at index 1, checked, into a userdata array
 ** (pushed); used ones are an error unless used_ok (then NULL in v). */
 static many gather_reqs(lua_State *L, mpb_state *st, const char *fname, int used_ok) {
-  static uint64_t stamps = 0;
-  uint64_t stamp = ++stamps;
+  uint64_t stamp = ++mpb_p2p_of(st)->stamps;
   many a = {NULL, 0, 0};
   luaL_checktype(L, 1, LUA_TTABLE);
   a.n = luaL_len(L, 1);
