@@ -6,8 +6,8 @@
 ** lad_drive.c.
 **
 ** Handles. A scalar var is a light userdata (serial << 32 | index): creating
-** one allocates nothing and collects nothing, which measured about 2x faster
-** per operation than a full userdata (scripts/bench/ad_handles.c). The cost:
+** one allocates nothing and collects nothing, faster per operation than a
+** full userdata (scripts/bench/ad_handles.c measures both). The cost:
 ** all light userdata share one metatable, and `==` on light userdata compares
 ** the handles (Lua never calls __eq for them), so x == y is identity, not
 ** value equality. A handle is live while the region that created it is open
