@@ -12,6 +12,8 @@
 #include "mpi/mpi.h"
 
 #include "mp_mpi_lua.h" /* generated from mpi/mpi_coll.lua */
+#include "mp_mpi_group_lua.h" /* mpi/mpi_group.lua */
+#include "mp_mpi_topo_lua.h" /* mpi/mpi_topo.lua */
 
 #define STATE_MT "mp.mpi.state"
 
@@ -275,10 +277,23 @@ void mpb_open_mpi(lua_State *L) {
   }
   lua_pushinteger(L, st->tag_ub);
   lua_setfield(L, -2, "TAG_UB");
-  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua) */
+  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua);
+  ** groups (mpi_group.lua), whose helpers go to topologies (mpi_topo.lua) */
+  int mpi = lua_gettop(L);
   if (luaL_loadbufferx(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", "t") != LUA_OK) lua_error(L);
-  lua_pushvalue(L, -2);
+  lua_pushvalue(L, mpi);
   lua_pushvalue(L, mpt);
   lua_call(L, 2, 0);
+  if (luaL_loadbufferx(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", "t") != LUA_OK)
+    lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  lua_call(L, 2, 1);
+  if (luaL_loadbufferx(L, mp_mpi_topo_lua, mp_mpi_topo_lua_len, "=mp.mpi.topo", "t") != LUA_OK)
+    lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the helpers */
+  lua_call(L, 3, 0);
   lua_setfield(L, mpt, "mpi");
 }
