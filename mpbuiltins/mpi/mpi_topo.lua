@@ -371,12 +371,12 @@ end
 function mpi.Neighbor_allgather(v, comm)
   local i, c = info_of(comm, "Neighbor_allgather", 2)
   if i.kind == "cart" and i.ndim == 0 then return {} end
+  local perm = i.kind ~= "cart" and need_perm(i, "Neighbor_allgather")
   local got, out = c:neighbor_allgather(v), {}
-  if i.kind == "cart" then
-    for k = 1, 2 * i.ndim do out[k] = got[cart_slot(i.ndim, k)] end
-  else
-    local perm = need_perm(i, "Neighbor_allgather")
+  if perm then
     for k = 1, #perm do out[k] = got[perm[k]] end
+  else
+    for k = 1, 2 * i.ndim do out[k] = got[cart_slot(i.ndim, k)] end
   end
   return out
 end
@@ -392,14 +392,14 @@ function mpi.Neighbor_alltoall(t, comm)
            nout, #t)
   end
   if nout == 0 and i.kind == "cart" then return {} end
+  local perm = i.kind ~= "cart" and need_perm(i, "Neighbor_alltoall")
   local out = {}
-  if i.kind == "cart" then
+  if not perm then
     local send = {}
     for k = 1, nout do send[cart_slot(i.ndim, k)] = t[k] end
     local got = c:neighbor_alltoall(send)
     for k = 1, nout do out[k] = got[cart_slot(i.ndim, k)] end
   else
-    local perm = need_perm(i, "Neighbor_alltoall")
     local got = c:neighbor_alltoall(t)
     for k = 1, #perm do out[k] = got[perm[k]] end
   end
