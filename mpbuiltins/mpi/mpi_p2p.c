@@ -14,6 +14,7 @@
 #include "mp_mpi_lua.h" /* generated from mpi/mpi_coll.lua */
 #include "mp_mpi_group_lua.h" /* mpi/mpi_group.lua */
 #include "mp_mpi_topo_lua.h" /* mpi/mpi_topo.lua */
+#include "mp_mpi_trace_lua.h" /* mpi/mpi_trace.lua */
 
 #define STATE_MT "mp.mpi.state"
 
@@ -25,7 +26,8 @@ static int Send(lua_State *L) {
   int dest = mpb_mpi_dest(L, M->st, c, 2, "mpi.Send");
   int tag = mpb_mpi_tag(L, M->st, 3, 0, "mpi.Send");
   if (dest == MPB_MPI_PROC_NULL) return 0;
-  MPB_TRACE_SPAN(L, M->st, MPB_TR_SEND, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, M->st, MPB_TR_SEND, 0, mpb_mpi_peer(c, dest), 0,
+                 mpb_mpi_trname(M->st, "mpi.Send", 0, tag));
   mpb_mpi_send(L, M->st, c, 1, dest, tag, 0, NULL, "mpi.Send");
   return 0;
 }
@@ -52,7 +54,8 @@ static int Ssend(lua_State *L) {
   int dest = mpb_mpi_dest(L, st, c, 2, "mpi.Ssend");
   int tag = mpb_mpi_tag(L, st, 3, 0, "mpi.Ssend");
   if (dest == MPB_MPI_PROC_NULL) return 0;
-  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, mpb_mpi_peer(c, dest), 0,
+                 mpb_mpi_trname(st, "mpi.Ssend", 0, tag));
   uint32_t token = mpb_mpi_next_token(&M->tokens);
   mpb_mpi_send(L, st, c, 1, dest, tag, token, NULL, "mpi.Ssend");
   acked a = {M, c->ranks[dest], c->id, token, 0};
@@ -132,7 +135,8 @@ static int Recv(lua_State *L) {
     mpb_mpi_push_null(L, 0);
     return 2;
   }
-  MPB_TRACE_SPAN(L, M->st, MPB_TR_RECV, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, M->st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(M->st, "mpi.Recv", src, tag));
   mpb_msg *m = recv_msg(L, M, c, src, tag, "mpi.Recv");
   return mpb_mpi_push(L, M->st, c, m, "mpi.Recv");
 }
@@ -147,6 +151,8 @@ static int Sendrecv(lua_State *L) {
   int src = mpb_mpi_source(L, st, c, 4, "mpi.Sendrecv");
   int rtag = mpb_mpi_tag(L, st, 5, 1, "mpi.Sendrecv");
   lua_settop(L, 6);
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(st, "mpi.Sendrecv", src, rtag));
   if (dest != MPB_MPI_PROC_NULL) mpb_mpi_send(L, st, c, 1, dest, stag, 0, NULL, "mpi.Sendrecv");
   if (src == MPB_MPI_PROC_NULL) {
     mpb_mpi_push_null(L, 0);
@@ -208,6 +214,8 @@ static int probe(lua_State *L, int block, const char *fname) {
     return block ? 1 : 2;
   }
   peek p = {M, c, src, tag};
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(st, fname, src, tag));
   mpb_poll(st);
   if (block && src == MPB_MPI_ANY_SOURCE && M->sched && c->size > 1)
     mpb_mpi_sched_gather(L, M, c, tag, fname);
@@ -295,5 +303,11 @@ void mpb_open_mpi(lua_State *L) {
   lua_pushvalue(L, mpt);
   lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the helpers */
   lua_call(L, 3, 0);
+  /* last: the Lua calls above run in regions named as MPI's while tracing */
+  if (luaL_loadbufferx(L, mp_mpi_trace_lua, mp_mpi_trace_lua_len, "=mp.mpi.trace", "t") != LUA_OK)
+    lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  lua_call(L, 2, 0);
   lua_setfield(L, mpt, "mpi");
 }
