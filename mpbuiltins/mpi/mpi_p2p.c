@@ -15,6 +15,8 @@
 #include "mp_mpi_group_lua.h" /* mpi/mpi_group.lua */
 #include "mp_mpi_topo_lua.h" /* mpi/mpi_topo.lua */
 #include "mp_mpi_trace_lua.h" /* mpi/mpi_trace.lua */
+#include "mp_mpi_sched_lua.h" /* mpi/mpi_sched.lua */
+#include "tasks/tasks.h"      /* MPB_EXEC_OPTIONS */
 
 #define STATE_MT "mp.mpi.state"
 
@@ -303,6 +305,13 @@ void mpb_open_mpi(lua_State *L) {
   lua_pushvalue(L, mpt);
   lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the helpers */
   lua_call(L, 3, 0);
+  /* mp.exec{f, ..., schedule = seed} (mpi_sched.lua) */
+  if (luaL_loadbufferx(L, mp_mpi_sched_lua, mp_mpi_sched_lua_len, "=mp.mpi.sched", "t") != LUA_OK)
+    lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  lua_call(L, 2, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, MPB_EXEC_OPTIONS);
   /* last: the Lua calls above run in regions named as MPI's while tracing */
   if (luaL_loadbufferx(L, mp_mpi_trace_lua, mp_mpi_trace_lua_len, "=mp.mpi.trace", "t") != LUA_OK)
     lua_error(L);
