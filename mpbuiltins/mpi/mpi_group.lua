@@ -116,6 +116,35 @@ function mpi.Group_excl(g, ranks)
   return new(list)
 end
 
+-- the ranks of ranges {{first, last, stride}, ...} (MPI_Group_range_incl's
+-- triples), checked as a rank list
+local function ranges(g, t, fname)
+  if type(t) ~= "table" then argerr(fname, 2, "list of ranges expected, got %s", type(t)) end
+  local list = {}
+  for i = 1, #t do
+    local r = t[i]
+    local a, b, s = type(r) == "table" and r[1], type(r) == "table" and r[2],
+                    type(r) == "table" and (r[3] or 1)
+    if math.type(a) ~= "integer" or math.type(b) ~= "integer" or math.type(s) ~= "integer" or
+       s == 0 then
+      argerr(fname, 2, "range %d: {first, last[, stride]} of integers expected, stride not 0", i)
+    end
+    for x = a, b, s do list[#list + 1] = x end
+  end
+  ranklist(g, list, fname, 2)
+  return list
+end
+
+-- MPI_Group_range_incl / MPI_Group_range_excl
+function mpi.Group_range_incl(g, t)
+  group(g, "Group_range_incl", 1)
+  return mpi.Group_incl(g, ranges(g, t, "Group_range_incl"))
+end
+function mpi.Group_range_excl(g, t)
+  group(g, "Group_range_excl", 1)
+  return mpi.Group_excl(g, ranges(g, t, "Group_range_excl"))
+end
+
 -- MPI_Group_union: g1's members, then g2's that are not in g1
 function mpi.Group_union(g1, g2)
   group(g1, "Group_union", 1)

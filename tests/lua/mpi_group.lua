@@ -48,6 +48,9 @@ local r = mp.exec(function()
   assert(mpi.Group_size(godd) == #odd)
   assert(mpi.Group_rank(godd) == (me % 2 == 1 and me // 2 or mpi.UNDEFINED))
   local geven = mpi.Group_incl(world, even)
+  assert(mpi.Group_compare(mpi.Group_range_incl(world, {{0, n - 1, 2}}), geven) == mpi.IDENT)
+  assert(mpi.Group_compare(mpi.Group_range_excl(world, {{0, n - 1, 2}}), godd) == mpi.IDENT)
+  assert(mpi.Group_compare(mpi.Group_range_incl(world, {{n - 1, 0, -1}}), gr) == mpi.IDENT)
   -- translate: ranks of godd in world and in geven
   local tr = mpi.Group_translate_ranks(godd, (function()
     local t = {}
@@ -141,6 +144,10 @@ local r = mp.exec(function()
         "twice%)", mpi.Group_excl, world, {0, 0})
   fails("bad argument #2 to 'mp.mpi.Group_incl' %(" .. R .. " rank list item 1 is not an " ..
         "integer %(a string%)%)", mpi.Group_incl, world, {"0"})
+  fails("bad argument #2 to 'mp.mpi.Group_range_incl' %(" .. R .. " range 1: {first, last%[, " ..
+        "stride%]} of integers expected, stride not 0%)", mpi.Group_range_incl, world, {{0, 0, 0}})
+  fails("bad argument #2 to 'mp.mpi.Group_range_excl' %(" .. R .. " rank list item 1: rank " ..
+        n .. " out of range", mpi.Group_range_excl, world, {{n, n}})
   fails("bad argument #1 to 'mp.mpi.Group_size' %(" .. R .. " group expected, got table%)",
         mpi.Group_size, {})
   fails("bad argument #3 to 'mp.mpi.Group_translate_ranks' %(" .. R .. " group expected",
