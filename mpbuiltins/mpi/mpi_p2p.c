@@ -253,6 +253,17 @@ static int state_gc(lua_State *L) {
   return 0;
 }
 
+/* Run a compiled-in chunk with (mp.mpi, mp[, the value on top if arg]),
+** leaving nres results. */
+static void run_glue(lua_State *L, const char *code, size_t len, const char *name, int mpi,
+                     int mpt, int arg, int nres) {
+  if (luaL_loadbufferx(L, code, len, name, "t") != LUA_OK) lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  if (arg) lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the value */
+  lua_call(L, 2 + arg, nres);
+}
+
 void mpb_open_mpi(lua_State *L) {
   int mpt = lua_gettop(L);
   mpb_state *st = mpb_get(L);
@@ -287,36 +298,16 @@ void mpb_open_mpi(lua_State *L) {
   }
   lua_pushinteger(L, st->tag_ub);
   lua_setfield(L, -2, "TAG_UB");
-  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua);
-  ** groups (mpi_group.lua), whose helpers go to topologies (mpi_topo.lua) */
+  /* in Lua over mp's: the collectives, communicators and ops (mpi_coll.lua);
+  ** groups (mpi_group.lua), whose helpers go to topologies (mpi_topo.lua);
+  ** mp.exec{f, ..., schedule = seed} (mpi_sched.lua); last, regions named
+  ** as MPI's around the Lua calls while tracing (mpi_trace.lua) */
   int mpi = lua_gettop(L);
-  if (luaL_loadbufferx(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", "t") != LUA_OK) lua_error(L);
-  lua_pushvalue(L, mpi);
-  lua_pushvalue(L, mpt);
-  lua_call(L, 2, 0);
-  if (luaL_loadbufferx(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", "t") != LUA_OK)
-    lua_error(L);
-  lua_pushvalue(L, mpi);
-  lua_pushvalue(L, mpt);
-  lua_call(L, 2, 1);
-  if (luaL_loadbufferx(L, mp_mpi_topo_lua, mp_mpi_topo_lua_len, "=mp.mpi.topo", "t") != LUA_OK)
-    lua_error(L);
-  lua_pushvalue(L, mpi);
-  lua_pushvalue(L, mpt);
-  lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the helpers */
-  lua_call(L, 3, 0);
-  /* mp.exec{f, ..., schedule = seed} (mpi_sched.lua) */
-  if (luaL_loadbufferx(L, mp_mpi_sched_lua, mp_mpi_sched_lua_len, "=mp.mpi.sched", "t") != LUA_OK)
-    lua_error(L);
-  lua_pushvalue(L, mpi);
-  lua_pushvalue(L, mpt);
-  lua_call(L, 2, 1);
+  run_glue(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", mpi, mpt, 0, 0);
+  run_glue(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", mpi, mpt, 0, 1);
+  run_glue(L, mp_mpi_topo_lua, mp_mpi_topo_lua_len, "=mp.mpi.topo", mpi, mpt, 1, 0);
+  run_glue(L, mp_mpi_sched_lua, mp_mpi_sched_lua_len, "=mp.mpi.sched", mpi, mpt, 0, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, MPB_EXEC_OPTIONS);
-  /* last: the Lua calls above run in regions named as MPI's while tracing */
-  if (luaL_loadbufferx(L, mp_mpi_trace_lua, mp_mpi_trace_lua_len, "=mp.mpi.trace", "t") != LUA_OK)
-    lua_error(L);
-  lua_pushvalue(L, mpi);
-  lua_pushvalue(L, mpt);
-  lua_call(L, 2, 0);
+  run_glue(L, mp_mpi_trace_lua, mp_mpi_trace_lua_len, "=mp.mpi.trace", mpi, mpt, 0, 0);
   lua_setfield(L, mpt, "mpi");
 }

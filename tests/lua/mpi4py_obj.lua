@@ -29,6 +29,9 @@ local SKIPPED = {
   ["test_cco_obj_inter"] = "intercommunicators: not in mp.mpi",
 }
 
+package.path = "lib/?.lua;" .. package.path
+local list_eq = require("mpi_checks").same
+
 local function cases()
   local mpi = mp.mpi
   local messages = {n = 0}
@@ -64,50 +67,52 @@ local function cases()
     return not ok and tostring(err):find("inactive") ~= nil
   end
   local function sorted(t) t = table.move(t, 1, #t, 1, {}); table.sort(t); return t end
-  local function list_eq(a, b)
-    if #a ~= #b then return false end
-    for i = 1, #a do if a[i] ~= b[i] then return false end end
-    return true
-  end
 
   local P = {} -- test_p2p_obj.py
 
-  function P.SendAndRecv(comm)
+  -- SendAndRecv, SSendAndRecv: a chain along the ranks with send
+  local function chain(comm, send)
     local size, rank = mpi.Comm_size(comm), mpi.Comm_rank(comm)
     each(function(s)
-      mpi.Send(s, mpi.PROC_NULL, 0, comm)
+      send(s, mpi.PROC_NULL, 0, comm)
       assert(mpi.Recv(mpi.PROC_NULL, 0, comm) == nil)
     end)
     if size == 1 then return end
     each(function(s)
       local r
-      if rank == 0 then mpi.Send(s, rank + 1, 0, comm); r = s
+      if rank == 0 then send(s, rank + 1, 0, comm); r = s
       elseif rank == size - 1 then r = mpi.Recv(rank - 1, 0, comm)
-      else r = mpi.Recv(rank - 1, 0, comm); mpi.Send(r, rank + 1, 0, comm) end
+      else r = mpi.Recv(rank - 1, 0, comm); send(r, rank + 1, 0, comm) end
       assert(eq(r, s))
     end)
   end
+  function P.SendAndRecv(comm) chain(comm, mpi.Send) end
+  function P.SSendAndRecv(comm) chain(comm, mpi.Ssend) end
 
-  function P.ISendAndRecv(comm)
+  -- ISendAndRecv, ISSendAndRecv: to PROC_NULL, to itself, round a ring
+  local function isend_recv(comm, isend, sync)
     local size, rank = mpi.Comm_size(comm), mpi.Comm_rank(comm)
     each(function(s)
-      local req = mpi.Isend(s, mpi.PROC_NULL, 0, comm)
+      local req = isend(s, mpi.PROC_NULL, 0, comm)
       mpi.Wait(req)
       assert(inactive(req) and mpi.Recv(mpi.PROC_NULL, 0, comm) == nil)
     end)
     each(function(s)
-      local req = mpi.Isend(s, rank, 0, comm)
+      local req = isend(s, rank, 0, comm)
+      if sync then assert(mpi.Test(req) == false, "an Issend completes when matched") end
       local r = mpi.Recv(rank, 0, comm)
       while not mpi.Test(req) do end
       assert(inactive(req) and eq(r, s))
     end)
     each(function(s)
-      local req = mpi.Isend(s, (rank + 1) % size, 0, comm)
+      local req = isend(s, (rank + 1) % size, 0, comm)
       local r = mpi.Recv((rank - 1) % size, 0, comm)
       mpi.Wait(req)
       assert(inactive(req) and eq(r, s))
     end)
   end
+  function P.ISendAndRecv(comm) isend_recv(comm, mpi.Isend, false) end
+  function P.ISSendAndRecv(comm) isend_recv(comm, mpi.Issend, true) end
 
   function P.IRecvAndSend(comm)
     local size, rank = mpi.Comm_size(comm), mpi.Comm_rank(comm)
@@ -195,28 +200,36 @@ local function cases()
     end)
   end
 
+  -- six sends to itself; three receives
+  local function isends(isend, s, rank, comm)
+    local reqs = {}
+    for k = 1, 6 do reqs[k] = isend(s, rank, 0, comm) end
+    return reqs
+  end
+  local function recv3(s, rank, comm)
+    for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
+  end
+
   function P.ManyISendAndRecv(comm)
     local rank = mpi.Comm_rank(comm)
     each(function(s)
-      local reqs = {}
-      for k = 1, 6 do reqs[k] = mpi.Isend(s, rank, 0, comm) end
+      local reqs = isends(mpi.Isend, s, rank, comm)
       if not mpi.Testall(reqs) then
         assert(type(mpi.Testsome(reqs)) == "table")
       end
-      for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
-      for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
+      recv3(s, rank, comm)
+      recv3(s, rank, comm)
       local flag = mpi.Testall(reqs)
       if not flag then -- some completed in Testsome above: Waitall takes the others
         mpi.Waitall(reqs)
       end
     end)
     each(function(s)
-      local reqs = {}
-      for k = 1, 6 do reqs[k] = mpi.Isend(s, rank, 0, comm) end
-      for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
+      local reqs = isends(mpi.Isend, s, rank, comm)
+      recv3(s, rank, comm)
       assert(mpi.Waitany(reqs) == 1)
       local idx1 = mpi.Waitsome(reqs) or {}
-      for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
+      recv3(s, rank, comm)
       local idx2 = mpi.Waitsome(reqs) or {}
       assert(6 == 1 + #idx1 + #idx2)
       local idx = {1}
@@ -230,10 +243,9 @@ local function cases()
   function P.ManyISSendAndRecv(comm)
     local rank = mpi.Comm_rank(comm)
     each(function(s)
-      local reqs = {}
-      for k = 1, 6 do reqs[k] = mpi.Issend(s, rank, 0, comm) end
+      local reqs = isends(mpi.Issend, s, rank, comm)
       assert(mpi.Testall(reqs) == false)
-      for _ = 1, 3 do assert(eq(mpi.Recv(rank, 0, comm), s)) end
+      recv3(s, rank, comm)
       assert(mpi.Testall(reqs) == false)
       local flag, index = mpi.Testany(reqs)
       if flag then assert(index == 1) end
@@ -246,44 +258,6 @@ local function cases()
       local done = false
       for _ = 1, 10 do done = done or mpi.Testall(reqs); if done then break end end
       assert(done)
-    end)
-  end
-
-  function P.SSendAndRecv(comm)
-    local size, rank = mpi.Comm_size(comm), mpi.Comm_rank(comm)
-    each(function(s)
-      mpi.Ssend(s, mpi.PROC_NULL, 0, comm)
-      assert(mpi.Recv(mpi.PROC_NULL, 0, comm) == nil)
-    end)
-    if size == 1 then return end
-    each(function(s)
-      local r
-      if rank == 0 then mpi.Ssend(s, rank + 1, 0, comm); r = s
-      elseif rank == size - 1 then r = mpi.Recv(rank - 1, 0, comm)
-      else r = mpi.Recv(rank - 1, 0, comm); mpi.Ssend(r, rank + 1, 0, comm) end
-      assert(eq(r, s))
-    end)
-  end
-
-  function P.ISSendAndRecv(comm)
-    local size, rank = mpi.Comm_size(comm), mpi.Comm_rank(comm)
-    each(function(s)
-      local req = mpi.Issend(s, mpi.PROC_NULL, 0, comm)
-      mpi.Wait(req)
-      assert(inactive(req) and mpi.Recv(mpi.PROC_NULL, 0, comm) == nil)
-    end)
-    each(function(s)
-      local req = mpi.Issend(s, rank, 0, comm)
-      assert(mpi.Test(req) == false, "an Issend completes when matched")
-      local r = mpi.Recv(rank, 0, comm)
-      while not mpi.Test(req) do end
-      assert(inactive(req) and eq(r, s))
-    end)
-    each(function(s)
-      local req = mpi.Issend(s, (rank + 1) % size, 0, comm)
-      local r = mpi.Recv((rank - 1) % size, 0, comm)
-      mpi.Wait(req)
-      assert(inactive(req) and eq(r, s))
     end)
   end
 

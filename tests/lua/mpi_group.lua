@@ -6,17 +6,9 @@
 -- Comm_create (one group, disjoint groups, the empty group, members that
 -- disagree), Comm_split_type (COMM_TYPE_SHARED), Comm_compare, Comm_free;
 -- bad input names the function, the argument and the rank.
-local function fails(pattern, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok and tostring(err):find(pattern),
-         "rank " .. mp.rank .. ": expected '" .. pattern .. "', got " .. tostring(err))
-end
-
-local function same(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
+package.path = "lib/?.lua;" .. package.path
+local checks = require("mpi_checks")
+local fails, same = checks.fails, checks.same
 
 -- local calls, at rank 0 outside a task too
 do

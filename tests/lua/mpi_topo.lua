@@ -8,17 +8,9 @@
 -- Dist_graph_create_adjacent (weighted), Topo_test, Neighbor_allgather and
 -- Neighbor_alltoall; bad input, inconsistent graphs, and a fault while the
 -- others create a grid.
-local function fails(pattern, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok and tostring(err):find(pattern),
-         "rank " .. mp.rank .. ": expected '" .. pattern .. "', got " .. tostring(err))
-end
-
-local function same(a, b)
-  if #a ~= #b then return false end
-  for i = 1, #a do if a[i] ~= b[i] then return false end end
-  return true
-end
+package.path = "lib/?.lua;" .. package.path
+local checks = require("mpi_checks")
+local fails, same = checks.fails, checks.same
 
 -- Dims_create is local: MPI's grids, the free extents non-increasing
 do
