@@ -5,7 +5,8 @@
 -- Group_compare, Group_rank), and the communicators made from them:
 -- Comm_create (one group, disjoint groups, the empty group, members that
 -- disagree), Comm_split_type (COMM_TYPE_SHARED), Comm_compare, Comm_free;
--- bad input names the function, the argument and the rank.
+-- bad input names the function, the argument and the rank; a fault on one
+-- rank while the others are in Comm_create or Comm_split_type.
 package.path = "lib/?.lua;" .. package.path
 local checks = require("mpi_checks")
 local fails, same = checks.fails, checks.same
@@ -175,4 +176,29 @@ if mp.size >= 2 then
   assert(not ok and tostring(err):find("mp.mpi.Comm_create: %[rank %d+/%d+%] the members of " ..
                                        "the group did not all pass it"), tostring(err))
   assert(mp.exec(function() return mp.mpi.Allreduce(1, mp.mpi.SUM) end) == mp.size)
+end
+
+-- a fault on one rank while the others are in Comm_create or
+-- Comm_split_type; the next task runs clean
+if mp.size >= 2 then
+  for _, step in ipairs({"create", "split_type"}) do
+    for _, bad in ipairs({0, mp.size - 1}) do
+      local ok, err = pcall(mp.exec, function(b, what)
+        local mpi = mp.mpi
+        if mp.rank == b then error("fault at " .. b .. " before " .. what) end
+        if what == "create" then
+          mpi.Comm_create(mpi.COMM_WORLD, mpi.Comm_group(mpi.COMM_WORLD))
+        else
+          mpi.Comm_split_type(mpi.COMM_WORLD, mpi.COMM_TYPE_SHARED)
+        end
+      end, bad, step)
+      assert(not ok and tostring(err):find("fault at " .. bad .. " before " .. step, 1, true),
+             tostring(err))
+      assert(mp.exec(function()
+        local mpi = mp.mpi
+        local c = mpi.Comm_create(mpi.COMM_WORLD, mpi.Comm_group(mpi.COMM_WORLD))
+        return mpi.Allreduce(1, mpi.SUM, c)
+      end) == mp.size)
+    end
+  end
 end

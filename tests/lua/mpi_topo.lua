@@ -6,8 +6,8 @@
 -- Dims_create, Cart_create (and ranks beyond the grid), Cart_coords,
 -- Cart_rank, Cart_shift, Cart_get, Cart_sub, Graph_create, Graph_neighbors,
 -- Dist_graph_create_adjacent (weighted), Topo_test, Neighbor_allgather and
--- Neighbor_alltoall; bad input, inconsistent graphs, and a fault while the
--- others create a grid.
+-- Neighbor_alltoall; bad input, inconsistent graphs, and a fault on one
+-- rank while the others are in each blocking call.
 package.path = "lib/?.lua;" .. package.path
 local checks = require("mpi_checks")
 local fails, same = checks.fails, checks.same
@@ -188,19 +188,43 @@ assert(not ok and tostring(err):find("bad argument #2 to 'mp.mpi.Dist_graph_crea
                                      "among its destinations, sources lists it %d time%(s%)"),
        tostring(err))
 
--- a fault while the others create a grid; the next task runs clean
+-- a fault on one rank while the others are in each blocking call; the next
+-- task runs clean
+local function body(bad, step)
+  local mpi = mp.mpi
+  local W, n, me = mpi.COMM_WORLD, mp.size, mp.rank
+  local cart = step ~= "cart" and mpi.Cart_create(W, mpi.Dims_create(n, {0, 0}), {true, true})
+  local ring = step == "gallgather" and
+               mpi.Dist_graph_create_adjacent(W, {(me - 1) % n}, nil, {(me + 1) % n}, nil)
+  if me == bad then error("fault at " .. bad .. " before " .. step) end
+  if step == "cart" then mpi.Cart_create(W, {n}, {true})
+  elseif step == "sub" then mpi.Cart_sub(cart, {true, false})
+  elseif step == "graph" then
+    local index = {}
+    for r = 1, n do index[r] = r end
+    local edges = {}
+    for r = 0, n - 1 do edges[r + 1] = r end
+    mpi.Graph_create(W, index, edges)
+  elseif step == "dist" then
+    mpi.Dist_graph_create_adjacent(W, {(me - 1) % n}, nil, {(me + 1) % n}, nil)
+  elseif step == "allgather" then mpi.Neighbor_allgather(me, cart)
+  elseif step == "alltoall" then mpi.Neighbor_alltoall({1, 2, 3, 4}, cart)
+  elseif step == "gallgather" then mpi.Neighbor_allgather(me, ring)
+  end
+  return true
+end
 if mp.size >= 2 then
-  for bad = 0, mp.size - 1, math.max(1, mp.size // 3) do
-    ok, err = pcall(mp.exec, function(b)
-      local mpi = mp.mpi
-      if mp.rank == b then error("fault at " .. b) end
-      return mpi.Cart_create(mpi.COMM_WORLD, mpi.Dims_create(mp.size, {0, 0}), {true, true})
-    end, bad)
-    assert(not ok and tostring(err):find("fault at " .. bad, 1, true), tostring(err))
-    assert(mp.exec(function()
-      local mpi = mp.mpi
-      local c = mpi.Cart_create(mpi.COMM_WORLD, {mp.size}, {true})
-      return #mpi.Neighbor_allgather(1, c)
-    end) == 2)
+  for _, step in ipairs({"cart", "sub", "graph", "dist", "allgather", "alltoall",
+                         "gallgather"}) do
+    for _, bad in ipairs({0, mp.size - 1}) do
+      ok, err = pcall(mp.exec, body, bad, step)
+      assert(not ok and tostring(err):find("fault at " .. bad .. " before " .. step, 1, true),
+             tostring(err))
+      assert(mp.exec(function()
+        local mpi = mp.mpi
+        local c = mpi.Cart_create(mpi.COMM_WORLD, {mp.size}, {true})
+        return #mpi.Neighbor_allgather(1, c)
+      end) == 2)
+    end
   end
 end
