@@ -228,3 +228,19 @@ if mp.size >= 2 then
     end
   end
 end
+
+-- a deadlock inside a call written over mp's (a rank that skips Cart_create)
+-- is reported at the script's line, not inside mp.mpi's own Lua
+if mp.size >= 2 then
+  local at = debug.getinfo(1, "l").currentline + 3
+  ok, err = pcall(mp.exec, function()
+    local mpi = mp.mpi
+    if mp.rank ~= 1 then mpi.Cart_create(mpi.COMM_WORLD, {mp.size}, {true}) end
+  end)
+  err = tostring(err) -- at 2 ranks: rank 0 would wait forever; more: a deadlock
+  assert(not ok and (err:find("mp%.Cart%.attach: %[rank 0/2%] would wait forever: rank 1 has " ..
+                              "finished the task %(at [^ ]*mpi_topo%.lua:" .. at .. "%)") or
+                     err:find("deadlock: ranks [%d,-]+ wait in mp%.Cart%.attach from rank 1 " ..
+                              "%(collective #%d+%) at [^ ]*mpi_topo%.lua:" .. at ..
+                              ", rank 1 has finished the task")), err)
+end
