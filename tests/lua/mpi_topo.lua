@@ -81,6 +81,13 @@ local r = mp.exec(function()
     end
   end
 
+  -- reorder: the grid placed on the machine by mp.reorder, still a grid of every rank
+  local ro = mpi.Cart_create(mpi.COMM_WORLD, dims, {true, false}, true)
+  local rx = mpi.Cart_coords(ro)
+  assert(mpi.Cart_rank(ro, rx) == mpi.Comm_rank(ro) and mpi.Comm_size(ro) == n)
+  assert(mpi.Allreduce(mpi.Comm_rank(ro), mpi.SUM, ro) == n * (n - 1) // 2)
+  assert(#mpi.Neighbor_allgather(1, ro) == 4)
+
   -- a grid of fewer ranks than the communicator: the others get nil
   local line = mpi.Cart_create(mpi.COMM_WORLD, {math.max(n - 1, 1)}, false)
   assert((line == nil) == (n > 1 and me == n - 1))

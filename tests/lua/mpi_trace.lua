@@ -24,7 +24,7 @@ mp.exec(function()
   if n > 1 then
     if me == 0 then mpi.Ssend(1, 1, 6) elseif me == 1 then mpi.Probe(0, 6); mpi.Recv(0, 6) end
   end
-  mpi.Allreduce(me, mpi.SUM)                                           -- line C
+  mpi.Allreduce(mpi.Comm_rank(), mpi.SUM)                              -- line C
   local c = mpi.Cart_create(mpi.COMM_WORLD, {n}, {true})
   mpi.Neighbor_allgather(me, c)
   mp.send(right, "mp's")
@@ -110,4 +110,5 @@ for r = 0, n - 1 do
   -- mp's own calls keep their names; no mp.mpi call shows as mp's
   assert(#find(r, "send") == 1 and #find(r, "recv") == 1, "mp's send and recv")
   assert(#find(r, "irecv") == 0 and #find(r, "wait") == 0 and #find(r, "waitall") == 0)
+  assert(#find(r, "mpi.Comm_rank") == 0, "local calls record nothing")
 end
