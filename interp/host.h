@@ -23,6 +23,12 @@ int mplua_repl(lua_State *L);
 ** Lua state, no MPI here. */
 int mplua_front(int nranks, int argc, char **argv);
 
+/* explore.c: mplua --explore SEEDS [-n RANKS] SCRIPT [ARGS...] (argv[0..argc)
+** the script and its arguments), scripts/explore.lua compiled in; prog is
+** this program (it starts the jobs). Returns the exit status (the script
+** ends the process itself with its own). */
+int mplua_explore(lua_State *L, const char *prog, int seeds, int nranks, char **argv, int argc);
+
 /* link.c: rank 0, started by the front end (`mplua -n N`, which passes its
 ** address in the environment variable MPLUA_FRONT): route stdin, stdout and
 ** stderr through it, and the progress line. Returns 1 when attached, 0 when

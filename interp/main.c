@@ -42,15 +42,18 @@ enum {
   HAS_W = 1 << 7,      /* -W */
   HAS_FRONT = 1 << 8,  /* -n N: the front end */
   HAS_JUPYTER = 1 << 9, /* --jupyter FILE: a notebook's kernel, or its job */
-  HAS_LABELS = 1 << 10   /* --labels */
+  HAS_LABELS = 1 << 10,  /* --labels */
+  HAS_EXPLORE = 1 << 11  /* --explore N: the schedule explorer */
 };
 
 /* Why a command line is invalid. */
-enum { ARGS_OK, ARGS_UNKNOWN, ARGS_NEEDARG, ARGS_BATCH_I, ARGS_BADN, ARGS_FRONT_NOMPI };
+enum { ARGS_OK, ARGS_UNKNOWN, ARGS_NEEDARG, ARGS_BATCH_I, ARGS_BADN, ARGS_FRONT_NOMPI,
+       ARGS_EXPLORE };
 
 typedef struct Options {
   int flags;
-  int nranks;      /* -n */
+  int nranks;      /* -n (after --explore: the explorer's ranks) */
+  int seeds;       /* --explore */
   int script;      /* argv index of the script; argc when there is none */
   int error;       /* ARGS_* */
   const char *bad; /* the offending argument, for the message */
@@ -81,6 +84,8 @@ static const char usage_text[] =
     "  -b        batch mode: any error ends every rank with status 1;\n"
     "            never a prompt (stdin is the script if none is given)\n"
     "  --nompi   run without MPI (same as MPLUA_DISABLED=1)\n"
+    "  --explore N [-n RANKS] script  run 'script' at RANKS ranks (3) under the\n"
+    "            seeds 1..N of mp.mpi's scheduler; report the seeds whose outcome differs\n"
     "  --labels  start every line of output with its rank, \"[3] \", as mpiexec -l\n"
     "            (same as MPLUA_LABELS=1)\n"
     "  --jupyter FILE  be a Jupyter kernel for the connection FILE (with -n N)\n"
@@ -152,6 +157,16 @@ static int collectargs(int argc, char **argv, Options *o) {
       }
       else if (strcmp(a, "--labels") == 0)
         o->flags |= HAS_LABELS;
+      else if (strcmp(a, "--explore") == 0) {
+        char *end;
+        long n = i + 1 < argc && argv[i + 1] ? strtol(argv[i + 1], &end, 10) : 0;
+        if (n < 1 || n > 1000000 || *end != '\0')
+          return fail(o, ARGS_EXPLORE, a);
+        o->seeds = (int)n;
+        o->nranks = 3;
+        o->flags |= HAS_EXPLORE;
+        i++;
+      }
       else
         return fail(o, ARGS_UNKNOWN, a);
       break;
@@ -168,7 +183,7 @@ static int collectargs(int argc, char **argv, Options *o) {
     case 'n': { /* only first, so that the ranks' command line is the rest */
       char *end;
       long n;
-      if (i != 1)
+      if (i != 1 && !(o->flags & HAS_EXPLORE))
         return fail(o, ARGS_BADN, a);
       if (!needs_arg(o, argc, argv, &i))
         return 0;
@@ -176,7 +191,8 @@ static int collectargs(int argc, char **argv, Options *o) {
       if (*end != '\0' || n < 1 || n > 1000000)
         return fail(o, ARGS_BADN, a);
       o->nranks = (int)n;
-      o->flags |= HAS_FRONT;
+      if (!(o->flags & HAS_EXPLORE)) /* after --explore: the explorer's ranks */
+        o->flags |= HAS_FRONT;
       break;
     }
     case 'e':
@@ -198,13 +214,15 @@ done:
     return fail(o, ARGS_BATCH_I, "-i");
   if ((o->flags & HAS_FRONT) && (o->flags & HAS_NOMPI))
     return fail(o, ARGS_FRONT_NOMPI, "-n");
+  if ((o->flags & HAS_EXPLORE) && (o->script >= argc || (o->flags & HAS_FRONT)))
+    return fail(o, ARGS_EXPLORE, "--explore");
   return 1;
 }
 
 /* MPLUA_DISABLED=1 (any value but empty or "0") means --nompi. */
 static int mpi_disabled(const Options *o) {
   const char *d = getenv("MPLUA_DISABLED");
-  if (o->flags & HAS_NOMPI)
+  if (o->flags & (HAS_NOMPI | HAS_EXPLORE)) /* the explorer starts its own jobs */
     return 1;
   return d != NULL && d[0] != '\0' && strcmp(d, "0") != 0;
 }
@@ -408,6 +426,9 @@ static int run_line(lua_State *L, Run *r, int *repl) {
     lua_pushboolean(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
   }
+  if (flags & HAS_EXPLORE)
+    return mplua_explore(L, argv[0], r->opt.seeds, r->opt.nranks, argv + script,
+                         r->argc - script);
   createargtable(L, argv, r->argc, script);
   if (!run_jobs(L, argv, script)
       || (!(flags & HAS_NOENV) && handle_luainit(L) != LUA_OK)
@@ -443,6 +464,9 @@ static int pmain(lua_State *L) {
     else if (r->opt.error == ARGS_BADN)
       fprintf(stderr, "%s: '-n' needs a number of ranks (1 or more) "
                       "and must be the first option\n", progname);
+    else if (r->opt.error == ARGS_EXPLORE)
+      fprintf(stderr, "%s: '--explore' needs a number of seeds (1 or more), then "
+                      "[-n RANKS] and a script\n", progname);
     else if (r->opt.error == ARGS_FRONT_NOMPI)
       fprintf(stderr, "%s: '-n' cannot be used with '--nompi'\n", progname);
     else

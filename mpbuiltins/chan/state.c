@@ -37,13 +37,19 @@ double mpb_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* The runtime's own Lua (chunks named "=mp....": mp.mpi's collectives and
+** topologies over mp's, mp.pmap's glue) is skipped: a wait inside it is
+** placed at the user's line that called it (or at its own line when no
+** user's line is on the stack). */
 void mpb_lua_line(lua_State *L, char *buf, size_t n) {
   lua_Debug ar;
   buf[0] = '\0';
   for (int level = 0; L && lua_getstack(L, level, &ar); level++)
     if (lua_getinfo(L, "Sl", &ar) && ar.currentline > 0) {
+      int own = strncmp(ar.source, "=mp.", 4) == 0;
+      if (own && buf[0]) continue;
       snprintf(buf, n, "%s:%d", ar.short_src, ar.currentline);
-      return;
+      if (!own) return;
     }
 }
 

@@ -232,7 +232,8 @@ void mpb_fatal_mpi(mpb_state *st, int rc, const char *what);
 /* MPI_Abort(comm, status), once what this rank wrote to stdout and stderr
 ** has been taken by the launcher. Does not return. */
 void mpb_abort_job(MPI_Comm comm, int status);
-/* "file.lua:12": the innermost Lua function running on L (empty: none). */
+/* "file.lua:12": the innermost Lua function running on L, past the runtime's own
+** Lua ("=mp..." chunks) when a user's line is under it (empty: none). */
 void mpb_lua_line(lua_State *L, char *buf, size_t n);
 /* Where the state lives in the registry (state.c, start.c). */
 #define MPB_STATE_KEY "mp.state"

@@ -182,13 +182,22 @@ static mpb_tev *slot(mpb_trace *t) {
   return &t->ring[t->count++ % t->cap];
 }
 
-/* Where Lua called the function running at level 0 (the C function that
-** began the span): the source and line of level 1. */
+/* Where the user's Lua called the function running at level 0 (the C
+** function that began the span): the first level from 1 up that is neither
+** a C function (pcall, mp.trace.region) nor the runtime's own Lua (chunks
+** named "=mp....": mp.mpi's collectives over mp's, mp.pmap's glue), so a
+** span begun inside them is placed at the user's line that called them. */
+#define WHERE_DEPTH 12
 static void where(lua_State *L, mpb_trace *t, mpb_tev *e) {
   lua_Debug ar;
   e->src = e->line = 0;
-  if (!L || !t->lines || !lua_getstack(L, 1, &ar) || !lua_getinfo(L, "Sl", &ar)) return;
-  if (ar.currentline < 0) return;
+  if (!L || !t->lines) return;
+  int found = 0;
+  for (int level = 1; level <= WHERE_DEPTH && !found; level++) {
+    if (!lua_getstack(L, level, &ar) || !lua_getinfo(L, "Sl", &ar)) return;
+    found = ar.currentline >= 0 && strncmp(ar.source, "=mp.", 4) != 0;
+  }
+  if (!found) return;
   e->line = (uint32_t)ar.currentline;
   if (ar.source != t->last_src || strcmp(ar.short_src, mpb_trace_str(t, t->last_src_id)) != 0) {
     t->last_src = ar.source; /* the cache holds one source: loops call from one */

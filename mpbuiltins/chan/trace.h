@@ -55,6 +55,7 @@ typedef struct mpb_tev {
                         DIST: how many peers the plan talks to (a count, not a rank) */
   uint32_t src, line;/* where Lua called it: a string id (0: unknown) and a line */
   uint32_t a, b;     /* by type: TASK task number, name; COLL/DIST seq, comm id;
+                        SEND/RECV/WAIT -, a name (0: mp's own; mp.mpi gives its call's);
                         OUT/IN ordinal k, epoch; MAP job; POOL tasks; REGION/MARK name */
   uint8_t type;
   uint8_t sub;       /* TASK op, SEND/RECV/WAIT variant, COLL/DIST kind, OUT/IN channel */

@@ -118,6 +118,12 @@ int mpb_mpi_source(lua_State *L, mpb_state *st, const mpb_comm *c, int idx, cons
 int mpb_mpi_tag(lua_State *L, mpb_state *st, int idx, int any, const char *fname);
 /* "mpi.Recv(ANY_SOURCE, tag 7)" into buf: a wait's words. */
 void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag);
+/* A trace span's name, as mpb_mpi_describe's words (tag MPB_MPI_NOTAG: fname
+** alone), interned; 0 when the rank is not tracing (the span is mp's then). */
+#define MPB_MPI_NOTAG (-0x7fffffff)
+uint32_t mpb_mpi_trname(mpb_state *st, const char *fname, int src, int tag);
+/* The world rank of comm rank r (-1 for ANY_SOURCE, PROC_NULL): a span's peer. */
+static inline int mpb_mpi_peer(const mpb_comm *c, int r) { return r >= 0 ? c->ranks[r] : -1; }
 /* Push the value of m (taken) and its status (st.source, st.tag, st.count). */
 int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
                  const char *fname);

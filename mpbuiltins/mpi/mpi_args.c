@@ -60,6 +60,14 @@ void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag) 
   else snprintf(buf, n, "%s(%s)", fname, t);
 }
 
+uint32_t mpb_mpi_trname(mpb_state *st, const char *fname, int src, int tag) {
+  if (!st->trace) return 0;
+  char buf[64];
+  if (tag == MPB_MPI_NOTAG) snprintf(buf, sizeof buf, "%s", fname);
+  else mpb_mpi_describe(buf, sizeof buf, fname, src, tag);
+  return mpb_trace_string(st->trace, buf, strlen(buf));
+}
+
 /* A status is a small userdata ("mp.mpi.Status"), read by field: one
 ** allocation where a table takes two and three stores, on the path of every
 ** receive. */

@@ -11,8 +11,13 @@
 #include "array/array.h"
 #include "mpi/mpi.h"
 
-#include "mp_mpi_lua.h"  /* generated from mpi/mpi_coll.lua */
-#include "mp_mpiv_lua.h" /* generated from mpi/mpi_vcoll.lua */
+#include "mp_mpi_lua.h" /* generated from mpi/mpi_coll.lua */
+#include "mp_mpiv_lua.h" /* mpi/mpi_vcoll.lua */
+#include "mp_mpi_group_lua.h" /* mpi/mpi_group.lua */
+#include "mp_mpi_topo_lua.h" /* mpi/mpi_topo.lua */
+#include "mp_mpi_trace_lua.h" /* mpi/mpi_trace.lua */
+#include "mp_mpi_sched_lua.h" /* mpi/mpi_sched.lua */
+#include "tasks/tasks.h"      /* MPB_EXEC_OPTIONS */
 
 #define STATE_MT "mp.mpi.state"
 
@@ -24,7 +29,8 @@ static int Send(lua_State *L) {
   int dest = mpb_mpi_dest(L, M->st, c, 2, "mpi.Send");
   int tag = mpb_mpi_tag(L, M->st, 3, 0, "mpi.Send");
   if (dest == MPB_MPI_PROC_NULL) return 0;
-  MPB_TRACE_SPAN(L, M->st, MPB_TR_SEND, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, M->st, MPB_TR_SEND, 0, mpb_mpi_peer(c, dest), 0,
+                 mpb_mpi_trname(M->st, "mpi.Send", 0, tag));
   mpb_mpi_send(L, M->st, c, 1, dest, tag, 0, NULL, "mpi.Send");
   return 0;
 }
@@ -51,7 +57,8 @@ static int Ssend(lua_State *L) {
   int dest = mpb_mpi_dest(L, st, c, 2, "mpi.Ssend");
   int tag = mpb_mpi_tag(L, st, 3, 0, "mpi.Ssend");
   if (dest == MPB_MPI_PROC_NULL) return 0;
-  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, mpb_mpi_peer(c, dest), 0,
+                 mpb_mpi_trname(st, "mpi.Ssend", 0, tag));
   uint32_t token = mpb_mpi_next_token(&M->tokens);
   mpb_mpi_send(L, st, c, 1, dest, tag, token, NULL, "mpi.Ssend");
   acked a = {M, c->ranks[dest], c->id, token, 0};
@@ -131,7 +138,8 @@ static int Recv(lua_State *L) {
     mpb_mpi_push_null(L, 0);
     return 2;
   }
-  MPB_TRACE_SPAN(L, M->st, MPB_TR_RECV, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, M->st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(M->st, "mpi.Recv", src, tag));
   mpb_msg *m = recv_msg(L, M, c, src, tag, "mpi.Recv");
   return mpb_mpi_push(L, M->st, c, m, "mpi.Recv");
 }
@@ -146,6 +154,8 @@ static int Sendrecv(lua_State *L) {
   int src = mpb_mpi_source(L, st, c, 4, "mpi.Sendrecv");
   int rtag = mpb_mpi_tag(L, st, 5, 1, "mpi.Sendrecv");
   lua_settop(L, 6);
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(st, "mpi.Sendrecv", src, rtag));
   if (dest != MPB_MPI_PROC_NULL) mpb_mpi_send(L, st, c, 1, dest, stag, 0, NULL, "mpi.Sendrecv");
   if (src == MPB_MPI_PROC_NULL) {
     mpb_mpi_push_null(L, 0);
@@ -207,6 +217,8 @@ static int probe(lua_State *L, int block, const char *fname) {
     return block ? 1 : 2;
   }
   peek p = {M, c, src, tag};
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(st, fname, src, tag));
   mpb_poll(st);
   if (block && src == MPB_MPI_ANY_SOURCE && M->sched && c->size > 1)
     mpb_mpi_sched_gather(L, M, c, tag, fname);
@@ -240,6 +252,17 @@ static int state_gc(lua_State *L) {
   mpb_msg_free(M->held);
   M->held = NULL;
   return 0;
+}
+
+/* Run a compiled-in chunk with (mp.mpi, mp[, the value on top if arg]),
+** leaving nres results. */
+static void run_glue(lua_State *L, const char *code, size_t len, const char *name, int mpi,
+                     int mpt, int arg, int nres) {
+  if (luaL_loadbufferx(L, code, len, name, "t") != LUA_OK) lua_error(L);
+  lua_pushvalue(L, mpi);
+  lua_pushvalue(L, mpt);
+  if (arg) lua_rotate(L, -4, -1); /* the chunk, mpi, mp, the value */
+  lua_call(L, 2 + arg, nres);
 }
 
 void mpb_open_mpi(lua_State *L) {
@@ -278,15 +301,18 @@ void mpb_open_mpi(lua_State *L) {
   }
   lua_pushinteger(L, st->tag_ub);
   lua_setfield(L, -2, "TAG_UB");
-  /* the collectives, communicators and ops, in Lua over mp's (mpi/mpi_coll.lua);
-  ** the v-collectives (mpi/mpi_vcoll.lua) */
-  const struct { const char *lua; size_t len; } glue[] = {{mp_mpi_lua, mp_mpi_lua_len},
-                                                          {mp_mpiv_lua, mp_mpiv_lua_len}};
-  for (size_t i = 0; i < sizeof glue / sizeof glue[0]; i++) {
-    if (luaL_loadbufferx(L, glue[i].lua, glue[i].len, "=mp.mpi", "t") != LUA_OK) lua_error(L);
-    lua_pushvalue(L, -2);
-    lua_pushvalue(L, mpt);
-    lua_call(L, 2, 0);
-  }
+  /* in Lua over mp's: the collectives, communicators and ops (mpi_coll.lua);
+  ** the v-collectives (mpi_vcoll.lua);
+  ** groups (mpi_group.lua), whose helpers go to topologies (mpi_topo.lua);
+  ** mp.exec{f, ..., schedule = seed} (mpi_sched.lua); last, regions named
+  ** as MPI's around the Lua calls while tracing (mpi_trace.lua) */
+  int mpi = lua_gettop(L);
+  run_glue(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", mpi, mpt, 0, 0);
+  run_glue(L, mp_mpiv_lua, mp_mpiv_lua_len, "=mp.mpi.v", mpi, mpt, 0, 0);
+  run_glue(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", mpi, mpt, 0, 1);
+  run_glue(L, mp_mpi_topo_lua, mp_mpi_topo_lua_len, "=mp.mpi.topo", mpi, mpt, 1, 0);
+  run_glue(L, mp_mpi_sched_lua, mp_mpi_sched_lua_len, "=mp.mpi.sched", mpi, mpt, 0, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, MPB_EXEC_OPTIONS);
+  run_glue(L, mp_mpi_trace_lua, mp_mpi_trace_lua_len, "=mp.mpi.trace", mpi, mpt, 0, 0);
   lua_setfield(L, mpt, "mpi");
 }

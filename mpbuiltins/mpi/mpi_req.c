@@ -122,7 +122,8 @@ static int isend(lua_State *L, int sync, const char *fname) {
   mpb_comm *c = mpb_mpi_comm(L, M, 4, fname);
   int dest = mpb_mpi_dest(L, st, c, 2, fname);
   int tag = mpb_mpi_tag(L, st, 3, 0, fname);
-  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, -1, 0, 0);
+  MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 1, mpb_mpi_peer(c, dest), 0,
+                 mpb_mpi_trname(st, fname, 0, tag));
   mpb_mpireq *r = mpb_mpi_req_new(L, M, c, 4, sync ? MPB_RQ_SSEND : MPB_RQ_SEND, sizeof *r, 1);
   r->peer = dest;
   r->tag = tag;
@@ -149,7 +150,8 @@ static int Irecv(lua_State *L) {
   mpb_comm *c = mpb_mpi_comm(L, M, 3, "mpi.Irecv");
   int src = mpb_mpi_source(L, st, c, 1, "mpi.Irecv");
   int tag = mpb_mpi_tag(L, st, 2, 1, "mpi.Irecv");
-  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, -1, 0, 0);
+  MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 1, mpb_mpi_peer(c, src), 0,
+                 mpb_mpi_trname(st, "mpi.Irecv", src, tag));
   mpb_mpireq *r = mpb_mpi_req_new(L, M, c, 3, MPB_RQ_RECV, sizeof *r, 1);
   r->peer = src;
   r->tag = tag;
@@ -283,7 +285,9 @@ static int Wait(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_mpireq *r = req_check(L, M->st, 1, "mpi.Wait");
   lua_settop(L, 1);
-  MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 0, -1, 0, 0);
+  MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 0, r->kind == MPB_RQ_RECV ? mpb_mpi_peer(r->c, r->peer) : -1, 0,
+                 r->kind == MPB_RQ_RECV ? mpb_mpi_trname(M->st, "mpi.Wait", r->peer, r->tag)
+                                        : mpb_mpi_trname(M->st, "mpi.Wait", 0, MPB_MPI_NOTAG));
   reqs a = {M, &r, 1, 0};
   wait_reqs(L, &a, ready_all, "mpi.Wait", 1);
   return deliver(L, M, r, "mpi.Wait");
@@ -325,7 +329,7 @@ static int waitall(lua_State *L, int test, const char *fname) {
     }
     lua_pushboolean(L, 1);
   } else {
-    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 1, -1, 0, 0);
+    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 1, -1, 0, mpb_mpi_trname(M->st, fname, 0, MPB_MPI_NOTAG));
     wait_reqs(L, &a, ready_all, fname, 1);
   }
   lua_createtable(L, (int)a.n, 0);
@@ -365,7 +369,7 @@ static int waitany(lua_State *L, int test, const char *fname) {
     }
     lua_pushboolean(L, 1);
   } else {
-    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 2, -1, 0, 0);
+    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 2, -1, 0, mpb_mpi_trname(M->st, fname, 0, MPB_MPI_NOTAG));
     wait_reqs(L, &a, ready_any, fname, 0);
   }
   lua_pushinteger(L, a.i + 1);
@@ -389,7 +393,7 @@ static int waitsome(lua_State *L, int test, const char *fname) {
   if (test) {
     test_reqs(L, &a, ready_any);
   } else {
-    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 2, -1, 0, 0);
+    MPB_TRACE_SPAN(L, M->st, MPB_TR_WAIT, 2, -1, 0, mpb_mpi_trname(M->st, fname, 0, MPB_MPI_NOTAG));
     wait_reqs(L, &a, ready_any, fname, 0);
   }
   lua_newtable(L);

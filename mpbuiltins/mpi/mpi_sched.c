@@ -44,25 +44,38 @@ void mpb_mpi_sched_reseed(mpb_mpi *M) {
   M->decisions = 0;
 }
 
-/* mpi.Schedule(seed | nil): the scheduler on with seed (off with nil) on this
-** rank, from now: its generator restarts as at a task's start. Every rank
-** calls it alike (in a task, or in a -j file for every task). */
+/* mpi.Schedule(seed | nil [, from]): the scheduler on with seed (off with
+** nil) on this rank, from now: its generator restarts as at a task's start
+** (or counts tasks from task `from`). Every rank calls it alike (in a task,
+** or in a -j file for every task). Returns the seed before (nil: off) and
+** the task it counted from, so that a caller can put them back. */
 int mpb_mpi_schedule(lua_State *L) {
   mpb_mpi *M = mpb_mpi_get(L);
+  lua_settop(L, 2); /* the arguments stay at 1 and 2 below what is returned */
+  if (M->sched) lua_pushinteger(L, (lua_Integer)M->seed);
+  else lua_pushnil(L);
+  lua_pushinteger(L, (lua_Integer)M->sched_task);
   if (lua_isnoneornil(L, 1)) {
     M->sched = 0;
-    return 0;
+    return 2;
   }
   int ok;
   lua_Integer seed = lua_tointegerx(L, 1, &ok);
   if (!ok)
     luaL_error(L, "bad argument #1 to 'mp.mpi.Schedule' (" MPB_RANKFMT " integer seed or nil "
                "expected, got %s)", M->st->rank, M->st->size, luaL_typename(L, 1));
+  lua_Integer from = M->st->task; /* tasks count from here: a seed set in a task replays it */
+  if (!lua_isnoneornil(L, 2)) {
+    from = lua_tointegerx(L, 2, &ok);
+    if (!ok)
+      luaL_error(L, "bad argument #2 to 'mp.mpi.Schedule' (" MPB_RANKFMT " task number "
+                 "expected, got %s)", M->st->rank, M->st->size, luaL_typename(L, 2));
+  }
   M->sched = 1;
   M->seed = (uint64_t)seed;
-  M->sched_task = M->st->task; /* tasks count from here: a seed set in a task replays it */
+  M->sched_task = from;
   mpb_mpi_sched_reseed(M);
-  return 0;
+  return 2;
 }
 
 static uint64_t splitmix(uint64_t *x) {

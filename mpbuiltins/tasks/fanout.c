@@ -18,6 +18,13 @@
 /* ------------------------------------------------------- task starters */
 static int mp_exec(lua_State *L) {
   mpb_state *st = mpb_get(L);
+  if (lua_type(L, 1) == LUA_TTABLE) { /* mp.exec{f, args..., option = v} */
+    lua_settop(L, 1);
+    if (lua_getfield(L, LUA_REGISTRYINDEX, MPB_EXEC_OPTIONS) != LUA_TFUNCTION)
+      luaL_argexpected(L, 0, 1, "function or chunk");
+    lua_insert(L, 1);
+    lua_call(L, 1, LUA_MULTRET); /* f, args... */
+  }
   int n = lua_gettop(L);
   if (lua_type(L, 1) == LUA_TSTRING) {
     lua_pushliteral(L, "=mp.exec");

@@ -14,6 +14,11 @@ enum { MPB_TASK_CALL = 1, MPB_TASK_CHUNK, MPB_TASK_REQUIRE, MPB_TASK_CD, MPB_TAS
        MPB_TASK_TRACE, /* registered by trace/ */
        MPB_NTASK };
 
+/* The registry's function that reads mp.exec{f, args..., option = v, ...}:
+** it returns the f and args to run (upper layers register it: mpi/ for
+** the option schedule). */
+#define MPB_EXEC_OPTIONS "mp.exec.options"
+
 typedef struct mpb_fault {
   int rank;          /* -1: none; MPB_DEADLOCK: no rank faulted, they all wait;
                         MPB_INTERRUPTED: rank 0's user interrupted the task */

@@ -222,9 +222,12 @@ static const char *span_name(const rank_data *d, const mpb_tev *e, char *buf, si
     case MPB_TR_TASK:
       snprintf(buf, cap, "task %s", e->b ? str_of(d, e->b) : ops[e->sub < 7 ? e->sub : 0]);
       return buf;
-    case MPB_TR_SEND: return e->sub ? "isend" : "send";
-    case MPB_TR_RECV: return e->sub ? "irecv" : "recv";
-    case MPB_TR_WAIT: return e->sub == 2 ? "waitany" : e->sub == 1 ? "waitall" : "wait";
+    /* b: the name of a call of mp.mpi (mpi.Recv(ANY_SOURCE, tag 7), ...) */
+    case MPB_TR_SEND: return e->b ? str_of(d, e->b) : e->sub ? "isend" : "send";
+    case MPB_TR_RECV: return e->b ? str_of(d, e->b) : e->sub ? "irecv" : "recv";
+    case MPB_TR_WAIT:
+      if (e->b) return str_of(d, e->b);
+      return e->sub == 2 ? "waitany" : e->sub == 1 ? "waitall" : "wait";
     case MPB_TR_COLL: return coll_name(e->sub);
     case MPB_TR_DIST:
       if (!(e->sub2 & (MPB_TRF_START | MPB_TRF_WAIT))) return coll_name(e->sub);

@@ -2,7 +2,7 @@
 -- The classic wildcard race (run at 3 ranks): rank 0 receives from
 -- ANY_SOURCE and assumes rank 1's message comes before rank 2's. It usually
 -- does on an idle machine; scripts/explore.lua finds the seeds where it
--- does not: mplua --nompi scripts/explore.lua -n 3 scripts/examples/mpi_race.lua
+-- does not: mplua --explore 20 -n 3 scripts/examples/mpi_race.lua
 print(mp.exec(function()
   local mpi = mp.mpi
   local me = mpi.Comm_rank()

@@ -7,24 +7,14 @@
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
+. "$(dirname "$0")/lib/explore.bash"
 ex=$MPLUA_TEST_DIR/../scripts/examples
 explore=$MPLUA_TEST_DIR/../scripts/explore.lua
 export MPLUA MPIEXEC
 
 status=0
 "$MPLUA" --nompi "$explore" -n "$N" -s 20 -x "$ex/mpi_race.lua" >race.out 2>&1 || status=$?
-cat race.out
-[ "$status" = 1 ] || { echo "FAIL: explore found no race (status $status)"; exit 1; }
-grep -q "2 outcomes" race.out || { echo "FAIL: want 2 outcomes"; exit 1; }
-grep -q "first divergence, seed" race.out || { echo "FAIL: no divergence reported"; exit 1; }
-for want in "rank 1 then rank 2" "rank 2 then rank 1"; do
-  seed=$(grep -B1 "^  $want\$" race.out | sed -n 's/^outcome [0-9]*, seeds \([0-9]*\).*/\1/p')
-  [ -n "$seed" ] || { echo "FAIL: no seed gave '$want'"; exit 1; }
-  for _ in 1 2 3 4 5; do
-    got=$(MPLUA_SCHEDULE=$seed "$MPIEXEC" -n "$N" "$MPLUA" -b "$ex/mpi_race.lua")
-    [ "$got" = "$want" ] || { echo "FAIL: seed $seed gave '$got', want '$want'"; exit 1; }
-  done
-done
+race_found "$status" race.out
 
 # patience does not decide a race-free scheme's result: a short one makes the runs quick
 MPLUA_SCHEDULE_WAIT=0.05 "$MPLUA" --nompi "$explore" -n "$N" -s 20 "$ex/mpi_norace.lua" \
