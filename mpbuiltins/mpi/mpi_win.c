@@ -127,8 +127,16 @@ static int64_t disp_arg(lua_State *L, mpb_state *st, win *w, int idx, int r, int
   return w->off[r] + d * w->esize; /* bytes from the target's base */
 }
 
+static mpb_array *array_arg(lua_State *L, mpb_state *st, int idx, const char *fname) {
+  mpb_array *a = mpb_array_test(L, idx);
+  if (!a)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " contiguous mp.Array expected, "
+               "got %s)", idx, fname, st->rank, st->size, luaL_typename(L, idx));
+  return a;
+}
+
 static mpb_array *data_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
-  mpb_array *a = mpb_array_check(L, idx);
+  mpb_array *a = array_arg(L, st, idx, fname);
   if (a->dtype != w->dtype)
     luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s array, the window holds %s)",
                idx, fname, st->rank, st->size, mpb_dtype_name(a->dtype), mpb_dtype_name(w->dtype));
@@ -335,7 +343,7 @@ static int Win_create(lua_State *L) {
   const char *fname = "mpi.Win_create";
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
-  mpb_array *a = mpb_array_check(L, 1);
+  mpb_array *a = array_arg(L, st, 1, fname);
   lua_settop(L, 2);
   mpb_comm *c = mpb_mpi_comm(L, M, 2, fname);
   if (lua_isnil(L, 2)) mpb_comm_pushworld(L), lua_replace(L, 2);
