@@ -162,6 +162,32 @@ rounds(function(bad, mode)
   return true
 end, 1, n > 1 and {"create", "fence", "lock"} or {"create"})
 
+-- a target busy in a Lua loop: the Put under its lock lands and the origin's
+-- Unlock completes, through the target's count hook polling MPI
+mp.exec(function()
+  if mp.size < 2 then return end
+  local a = mp.array("f64", 1)
+  local w = mp.mpi.Win_create(a)
+  if mp.rank == 1 then
+    w:Lock(0, "exclusive")
+    w:Put(mp.array("f64", {42}), 0, 0)
+    w:Unlock(0)
+  elseif mp.rank == 0 then
+    local spins = 0
+    while a[1] ~= 42 do spins = spins + 1 end
+  end
+end)
+
+-- the deadlock detector names a rank waiting in Fence with MPI's words
+if n > 1 then
+  local ok, err = pcall(mp.exec, function()
+    local w = mp.mpi.Win_create(mp.array("f64", 1))
+    if mp.rank == 0 then mp.recv(mp.size - 1) else w:Fence() end
+  end)
+  assert(not ok and tostring(err):find("deadlock") and tostring(err):find("wait in mpi.Win_fence"),
+         tostring(err))
+end
+
 -- windows belong to their task: 1000 tasks each making one
 for _ = 1, n <= 2 and 1000 or 100 do
   mp.exec(function() local w = mp.mpi.Win_create(mp.array("u8", 64)) w:Fence() end)
