@@ -18,7 +18,8 @@ static const char *const kind_names[MPB_NCOLL] = {
     "alltoall", "barrier", "split", "dup", "transpose", "halo", "neighbor_allgather",
     "neighbor_alltoall", "dist_graph", "attach", "DArray.gather", "Layout.scatter", "file",
     "mpi.Ibarrier", "mpi.Ibcast", "mpi.Ireduce", "mpi.Iallreduce", "mpi.Igather", "mpi.Iscatter",
-    "mpi.Iallgather", "mpi.Ialltoall", "mpi.Iscan", "mpi.Iexscan"};
+    "mpi.Iallgather", "mpi.Ialltoall", "mpi.Iscan", "mpi.Iexscan",
+    "window"};
 
 const char *mpb_coll_kind_name(int k) { return k > 0 && k < MPB_NCOLL ? kind_names[k] : "?"; }
 

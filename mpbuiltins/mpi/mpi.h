@@ -176,5 +176,7 @@ void mpb_open_mpi(lua_State *L);          /* mp.mpi (mpi_p2p.c) */
 void mpb_mpi_req_funcs(lua_State *L);     /* requests, into the table on top (mpi_req.c) */
 void mpb_mpi_icoll_funcs(lua_State *L);   /* nonblocking collectives, likewise (mpi_icoll.c) */
 void mpb_mpi_file_funcs(lua_State *L);    /* MPI-IO, into the table on top (mpi_file.c) */
+void mpb_mpi_win_funcs(lua_State *L);     /* windows, into the table on top (mpi_win.c) */
+#define MPB_SLOT_WIN 3                    /* mpi_win.c's state in st->slot */
 
 #endif

@@ -292,6 +292,7 @@ void mpb_open_mpi(lua_State *L) {
   mpb_mpi_req_funcs(L);
   mpb_mpi_icoll_funcs(L);
   mpb_mpi_file_funcs(L);
+  mpb_mpi_win_funcs(L);
   static const struct { const char *name; lua_Integer v; } k[] = {
       {"ANY_SOURCE", MPB_MPI_ANY_SOURCE}, {"ANY_TAG", MPB_MPI_ANY_TAG},
       {"PROC_NULL", MPB_MPI_PROC_NULL}, {"UNDEFINED", MPB_MPI_UNDEFINED}};

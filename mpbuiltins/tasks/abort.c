@@ -106,6 +106,8 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   MPB_TRACE_SPAN(NULL, st, MPB_TR_RESYNC, 0, -1, (uint32_t)task, 0);
   st->naborts++;
   st->in_task = 0;
+  mpb_tasks *tk = mpb_tasks_of(st);
+  if (tk->on_abort) tk->on_abort(st); /* e.g. locks released: another rank may wait for them */
   if (st->use_mpi && st->size > 1) {
     if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
     size_t n = (size_t)st->size;

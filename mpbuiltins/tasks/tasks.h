@@ -46,6 +46,10 @@ typedef struct mpb_tasks {
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
   lua_CFunction ops[MPB_NTASK]; /* task operations other files register */
   struct mpb_task_end *ends;    /* what upper layers end with a task (mpb_task_on_end) */
+  /* Registered by an upper layer whose task objects hold what other ranks
+  ** may wait for (mpi/'s window locks): runs first thing in the abort
+  ** protocol, must not wait for another rank. */
+  void (*on_abort)(mpb_state *st);
 } mpb_tasks;
 static inline mpb_tasks *mpb_tasks_of(mpb_state *st) { return st->slot[MPB_SLOT_TASKS]; }
 /* Make this state's mpb_tasks (task.c; mpb_open_task calls it first). */

@@ -129,6 +129,33 @@ static int allreduce(lua_State *L) { return allreduce_loop(L, 0); }
 ** the baseline of mp.mpi's nonblocking collectives. */
 static int iallreduce(lua_State *L) { return allreduce_loop(L, 1); }
 
+/* bench.putfence(iters, bytes): every rank MPI_Puts bytes into its right
+** neighbour's window, then MPI_Win_fence (the raw floor of win:Put + Fence). */
+static int putfence(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int n = (int)luaL_checkinteger(L, 2) / 8;
+  MPI_Comm c = mplua_comm(L);
+  int me, size;
+  MPI_Comm_rank(c, &me);
+  MPI_Comm_size(c, &size);
+  double *a = calloc((size_t)n + 1, sizeof *a), *src = calloc((size_t)n + 1, sizeof *src);
+  MPI_Win w;
+  MPI_Win_create(a, (MPI_Aint)n * 8, 8, MPI_INFO_NULL, c, &w);
+  MPI_Win_fence(0, w);
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  for (int i = 0; i < iters; i++) {
+    MPI_Put(src, n, MPI_DOUBLE, (me + 1) % size, 0, n, MPI_DOUBLE, w);
+    MPI_Win_fence(0, w);
+  }
+  t = MPI_Wtime() - t;
+  MPI_Win_free(&w);
+  free(a);
+  free(src);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 /* bench.barrier(iters): MPI_Barrier, the raw floor for a task round trip. */
 static int barrier(lua_State *L) {
   int iters = (int)luaL_checkinteger(L, 1);
@@ -185,6 +212,7 @@ static int open_bench(lua_State *L) {
                                    {"allreduce", allreduce}, {"iallreduce", iallreduce},
                                    {"barrier", barrier},
                                    {"gather", gather}, {"bcast", bcast},
+                                   {"putfence", putfence},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;

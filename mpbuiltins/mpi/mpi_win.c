@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** One-sided communication (README "One-sided"): MPI windows over mp.Array
+** memory, with MPI's own RMA underneath.
+**
+**   win = mpi.Win_create(array [, comm])    win:Put(a, rank, disp)
+**   win:Get(rank, disp, count | out)        win:Accumulate(a, rank, disp, op)
+**   win:Fence()  win:Lock(rank [, kind])  win:Unlock(rank)  win:Flush(rank)
+**   win:Free()
+**
+** No call waits for a rank that may not come. Win_create, Fence and Free
+** first agree through an mplua collective on the window's communicator
+** (interruptible, aborted cleanly by a fault; it also exchanges the array
+** lengths and checks the dtypes), and only then call MPI's collective
+** (MPI_Win_create, MPI_Win_fence, MPI_Win_free), which every member now
+** reaches. Under a lock, the operations are request-based (MPI_Rput,
+** MPI_Rget, MPI_Raccumulate) and Unlock and Flush test them in the one wait
+** (abortable); MPI_Win_unlock / MPI_Win_flush then only wait for the
+** remote completion of operations whose data has left, which needs the
+** target's MPI progress alone: every rank drives it, in its waits, in its
+** count hook while it runs Lua (mpb_poll), and in the abort protocol.
+** MPI_Win_lock waits in MPICH until the lock is granted: a holder releases
+** it at its Unlock, at its task's end or first thing in the abort protocol.
+**
+** Windows belong to their task: its end frees them on every member in
+** creation order (an agreement, then MPI_Win_free), and the abort protocol
+** frees those left (locks released first thing, then, when every rank has
+** come into the protocol, a closing fence and MPI_Win_free in creation
+** order).
+*/
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array/array.h"
+#include "coll/coll.h"
+#include "mpi/mpi.h"
+#include "tasks/tasks.h"
+
+#define WIN_MT "mp.mpi.Win"
+
+enum { UNLOCKED, SHARED, EXCLUSIVE };
+
+typedef struct win {
+  struct win *next;             /* the task's windows, in creation order */
+  MPI_Win w;
+  MPI_Comm comm;                /* the members' (mpb_comm_mpi) */
+  int own_comm;
+  mpb_comm *c;                  /* anchored by ref[0] */
+  int ref[3];                   /* registry: the comm, the array, pending buffers (a table) */
+  int dtype, size, rank;        /* the comm's size and this rank in it */
+  MPI_Datatype etype;
+  int64_t *len;                 /* every member's element count */
+  int64_t *off;                 /* every member's bytes from the window's base to its data */
+  int esize;
+  int fenced;                   /* MPI_Win_fence called (a collective fact) */
+  int *lock;                    /* per target: UNLOCKED, SHARED, EXCLUSIVE */
+  int nlocks;
+  MPI_Request *req;             /* request-based operations under locks */
+  int *reqrank, nreq, capreq;
+} win;
+
+typedef struct { win *head, *tail; } wins;
+
+static wins *wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WIN]; }
+
+/* ------------------------------------------------------------- helpers */
+static MPI_Datatype etype_of(int dtype) {
+  switch (dtype) {
+    case MPB_F64: return MPI_DOUBLE;
+    case MPB_F32: return MPI_FLOAT;
+    case MPB_I64: return MPI_INT64_T;
+    case MPB_I32: return MPI_INT32_T;
+    case MPB_C64: return MPI_C_FLOAT_COMPLEX;
+    case MPB_C128: return MPI_C_DOUBLE_COMPLEX;
+    default: return MPI_UINT8_T;
+  }
+}
+
+static void mpi_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", rc);
+  luaL_error(L, "mp.%s: " MPB_RANKFMT " %s failed: %s", fname, st->rank, st->size, what, s);
+
+}
+#define CHECK(call, what) do { int rc_ = (call); \
+    if (rc_ != MPI_SUCCESS) mpi_fail(L, st, fname, rc_, what); } while (0)
+
+static win *check_win(lua_State *L, mpb_state *st, const char *fname) {
+  win **h = luaL_testudata(L, 1, WIN_MT);
+  if (!h)
+    luaL_error(L, "bad argument #1 to 'mp.%s' (" MPB_RANKFMT " window expected, got %s)", fname,
+               st->rank, st->size, luaL_typename(L, 1));
+  if (!*h)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is freed (by Free or its task's end)",
+               fname, st->rank, st->size);
+  return *h;
+}
+
+static int target_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
+  int ok;
+  lua_Integer r = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " target rank expected, got %s)",
+               idx, fname, st->rank, st->size, luaL_typename(L, idx));
+  if (r < 0 || r >= w->size)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " target rank %I out of range "
+               "0..%d)", idx, fname, st->rank, st->size, (LUAI_UACINT)r, w->size - 1);
+  return (int)r;
+}
+
+/* The displacement at idx of n elements at target r, checked against r's array. */
+static int64_t disp_arg(lua_State *L, mpb_state *st, win *w, int idx, int r, int64_t n,
+                        const char *fname) {
+  int ok;
+  lua_Integer d = lua_tointegerx(L, idx, &ok);
+  if (!ok)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " displacement expected, got %s)",
+               idx, fname, st->rank, st->size, luaL_typename(L, idx));
+  if (d < 0 || n > w->len[r] || d > w->len[r] - n)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " elements %I..%I are outside "
+               "rank %d's window of %I elements (displacements count from 0))", idx, fname,
+               st->rank, st->size, (LUAI_UACINT)d, (LUAI_UACINT)(d + n - 1), r,
+               (LUAI_UACINT)w->len[r]);
+  return w->off[r] + d * w->esize; /* bytes from the target's base */
+}
+
+static mpb_array *array_arg(lua_State *L, mpb_state *st, int idx, const char *fname) {
+  mpb_array *a = mpb_array_test(L, idx);
+  if (!a)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " contiguous mp.Array expected, "
+               "got %s)", idx, fname, st->rank, st->size, luaL_typename(L, idx));
+  return a;
+}
+
+static mpb_array *data_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
+  mpb_array *a = array_arg(L, st, idx, fname);
+  if (a->dtype != w->dtype)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s array, the window holds %s)",
+               idx, fname, st->rank, st->size, mpb_dtype_name(a->dtype), mpb_dtype_name(w->dtype));
+  if (a->n > INT32_MAX)
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " more than 2^31 - 1 elements)",
+               idx, fname, st->rank, st->size);
+  return a;
+}
+
+/* An operation on target r needs an access epoch: a fence's or r's lock. */
+static void epoch_check(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+  if (!w->fenced && !w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " no access epoch on rank %d: call Fence() or "
+               "Lock(%d) first", fname, st->rank, st->size, r, r);
+}
+
+/* Keep the array at idx alive until the epoch completes it. */
+static void pend(lua_State *L, win *w, int idx) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, w->ref[2]);
+  lua_pushvalue(L, idx);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+}
+
+static void unpend(lua_State *L, win *w) {
+  lua_newtable(L);
+  lua_rawseti(L, LUA_REGISTRYINDEX, w->ref[2]);
+}
+
+static MPI_Request *new_req(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+  if (w->nreq == w->capreq) {
+    int cap = w->capreq ? 2 * w->capreq : 8;
+    MPI_Request *q = realloc(w->req, sizeof *q * (size_t)cap);
+    if (q) w->req = q;
+    int *rr = q ? realloc(w->reqrank, sizeof *rr * (size_t)cap) : NULL;
+    if (rr) w->reqrank = rr;
+    if (!q || !rr) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+    w->capreq = cap;
+  }
+  w->reqrank[w->nreq] = r;
+  return &w->req[w->nreq++];
+}
+
+/* ------------------------------------------------------- the agreement */
+typedef struct { int64_t sig, n, off; } vote;
+
+/* Every member's vote on w's comm (an mplua collective: interruptible);
+** raises on every member if the signatures differ. */
+static void agree(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, vote mine,
+                  vote *all) {
+  mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_WIN);
+  mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
+  for (int r = 0; r < c->size; r++)
+    if (all[r].sig != mine.sig)
+      luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with a %s "
+                 "array, this rank with %s", fname, st->rank, st->size, r,
+                 mpb_dtype_name((int)(all[r].sig & 0xff)), mpb_dtype_name((int)(mine.sig & 0xff)));
+}
+
+/* --------------------------------------------------------- completing */
+typedef struct { win *w; int r; int rc; } pending;
+
+/* All request-based operations (to rank r, or all when r < 0) complete? */
+static int reqs_done(mpb_state *st, void *ud) {
+  (void)st;
+  pending *p = ud;
+  win *w = p->w;
+  for (int i = 0; i < w->nreq; i++) {
+    if (p->r >= 0 && w->reqrank[i] != p->r) continue;
+    int flag = 0;
+    int rc = MPI_Test(&w->req[i], &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return p->rc = rc, 1;
+    if (!flag) return 0;
+  }
+  return 1;
+}
+
+static void drop_reqs(win *w, int r) {
+  int k = 0;
+  for (int i = 0; i < w->nreq; i++)
+    if (r >= 0 && w->reqrank[i] != r) w->req[k] = w->req[i], w->reqrank[k++] = w->reqrank[i];
+  w->nreq = k;
+}
+
+/* Wait in the one wait (abortable) for the operations to r (-1: all). */
+static void wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *fname,
+                      const char *op) {
+  pending p = {w, r, MPI_SUCCESS};
+  if (!reqs_done(st, &p)) {
+    char desc[64];
+    snprintf(desc, sizeof desc, "%s(rank %d)", op, r);
+    mpb_waitdesc d = {desc, -1, 0, 0};
+    mpb_wait_described(L, st, reqs_done, &p, &d);
+  }
+  if (p.rc != MPI_SUCCESS) mpi_fail(L, st, fname, p.rc, "an RMA operation");
+  drop_reqs(w, r);
+}
+
+/* ------------------------------------------------------------ freeing */
+/* Release this rank's locks (no collective; remote completion is bounded,
+** see the top). Returns the first MPI error. */
+static int release_locks(win *w) {
+  int rc = MPI_SUCCESS;
+  for (int r = 0; r < w->size && w->nlocks; r++)
+    if (w->lock[r]) {
+      int rc2 = MPI_Win_unlock(r, w->w);
+      if (rc == MPI_SUCCESS) rc = rc2;
+      w->lock[r] = UNLOCKED, w->nlocks--;
+    }
+  for (int i = 0; i < w->nreq; i++)
+    if (w->req[i] != MPI_REQUEST_NULL) MPI_Wait(&w->req[i], MPI_STATUS_IGNORE); /* complete now */
+  w->nreq = 0;
+  return rc;
+}
+
+/* The collective part, every member here: a closing fence, MPI_Win_free. */
+static int destroy(lua_State *L, win *w) {
+  int rc = MPI_SUCCESS, rc2;
+  if (w->fenced) rc = MPI_Win_fence(MPI_MODE_NOSUCCEED, w->w);
+  if ((rc2 = MPI_Win_free(&w->w)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+  if (w->own_comm && (rc2 = MPI_Comm_free(&w->comm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+  if (L)
+    for (int i = 0; i < 3; i++) luaL_unref(L, LUA_REGISTRYINDEX, w->ref[i]);
+  free(w->len);
+  free(w->off);
+  free(w->lock);
+  free(w->req);
+  free(w->reqrank);
+  return rc;
+}
+
+/* Take w off the task's list. */
+static void unlink_win(wins *ws, win *w) {
+  win **p = &ws->head, *prev = NULL;
+  while (*p && *p != w) prev = *p, p = &(*p)->next;
+  if (*p) *p = w->next;
+  if (ws->tail == w) ws->tail = prev;
+}
+
+#define HANDLES "mp.mpi.Win.handles" /* registry: light w -> its userdata (weak values) */
+
+/* Clear w's handle, if it still lives: it then says the window is freed. */
+static void detach(lua_State *L, win *w) {
+  lua_getfield(L, LUA_REGISTRYINDEX, HANDLES);
+  lua_rawgetp(L, -1, w);
+  win **h = lua_touserdata(L, -1);
+  if (h) *h = NULL;
+  lua_pop(L, 1);
+  lua_pushnil(L);
+  lua_rawsetp(L, -2, w);
+  lua_pop(L, 1);
+}
+
+/* Free w on this rank: its locks released, an agreement of the members,
+** the collective part. */
+static void free_win(lua_State *L, mpb_state *st, win *w, const char *fname) {
+  int rc = release_locks(w);
+  if (rc != MPI_SUCCESS) mpi_fail(L, st, fname, rc, "MPI_Win_unlock");
+  vote mine = {w->dtype, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
+  agree(L, st, w->c, fname, mine, all);
+  lua_pop(L, 1);
+  unlink_win(wins_of(st), w);
+  detach(L, w);
+  rc = destroy(L, w);
+  free(w);
+  if (rc != MPI_SUCCESS) mpi_fail(L, st, fname, rc, "MPI_Win_free");
+}
+
+static void aborted(lua_State *L, mpb_state *st);
+
+/* The task's end: its windows, in creation order (in the abort protocol:
+** aborted below). */
+static void task_end(lua_State *L, mpb_state *st, int in_abort) {
+  if (in_abort) {
+    aborted(L, st);
+    return;
+  }
+  wins *ws = wins_of(st);
+  while (ws->head) free_win(L, st, ws->head, "mpi.Win_free");
+}
+
+/* The abort protocol, first thing: locks released. */
+static void on_abort(mpb_state *st) {
+  for (win *w = wins_of(st)->head; w; w = w->next) release_locks(w);
+}
+
+/* The abort protocol, every rank in it: the windows left, in creation order. */
+static void aborted(lua_State *L, mpb_state *st) {
+  wins *ws = wins_of(st);
+  while (ws->head) {
+    win *w = ws->head;
+    ws->head = w->next;
+    detach(L, w);
+    int rc = destroy(L, w);
+    free(w);
+    if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "cannot free a window in the abort protocol");
+  }
+  ws->tail = NULL;
+}
+
+/* --------------------------------------------------------------- calls */
+/* mpi.Win_create(array [, comm]) */
+static int Win_create(lua_State *L) {
+  const char *fname = "mpi.Win_create";
+  mpb_mpi *M = mpb_mpi_get(L);
+  mpb_state *st = M->st;
+  mpb_array *a = array_arg(L, st, 1, fname);
+  lua_settop(L, 2);
+  mpb_comm *c = mpb_mpi_comm(L, M, 2, fname);
+  if (lua_isnil(L, 2)) mpb_comm_pushworld(L), lua_replace(L, 2);
+  /* MPICH 4.0 (ch4:ucx) shifts accesses to a base that is not 16-byte
+  ** aligned by 8 bytes: the window starts at the aligned address below the
+  ** data (displacement unit 1), and every access adds its target's offset */
+  uintptr_t base = (uintptr_t)a->data & ~(uintptr_t)15;
+  vote mine = {a->dtype, a->n, (int64_t)((uintptr_t)a->data - base)}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
+  agree(L, st, c, fname, mine, all);
+  /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
+  win *w = calloc(1, sizeof *w);
+  if (!w) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  w->len = malloc(sizeof *w->len * (size_t)c->size);
+  w->off = malloc(sizeof *w->off * (size_t)c->size);
+  w->lock = calloc((size_t)c->size, sizeof *w->lock);
+  if (!w->len || !w->off || !w->lock) mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
+  for (int r = 0; r < c->size; r++) w->len[r] = all[r].n, w->off[r] = all[r].off;
+  w->c = c, w->dtype = a->dtype, w->size = c->size, w->rank = c->rank;
+  w->etype = etype_of(a->dtype);
+  int rc = mpb_comm_mpi(st, c, &w->comm, &w->own_comm);
+  w->esize = (int)mpb_dtype_size(a->dtype);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Win_create((void *)base, (MPI_Aint)(a->n * w->esize + mine.off), 1, MPI_INFO_NULL,
+                        w->comm, &w->w);
+  if (rc == MPI_SUCCESS) rc = MPI_Win_set_errhandler(w->w, MPI_ERRORS_RETURN);
+  if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "MPI_Win_create failed"); /* collective: no way back */
+  lua_pushvalue(L, 2);
+  w->ref[0] = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, 1);
+  w->ref[1] = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  w->ref[2] = luaL_ref(L, LUA_REGISTRYINDEX);
+  wins *ws = wins_of(st);
+  if (ws->tail) ws->tail->next = w;
+  else ws->head = w;
+  ws->tail = w;
+  win **h = lua_newuserdatauv(L, sizeof *h, 0);
+  *h = w;
+  luaL_setmetatable(L, WIN_MT);
+  lua_getfield(L, LUA_REGISTRYINDEX, HANDLES);
+  lua_pushvalue(L, -2);
+  lua_rawsetp(L, -2, w);
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* win:Put(a, rank, disp) */
+static int Put(lua_State *L) {
+  const char *fname = "mpi.Put";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  mpb_array *a = data_arg(L, st, w, 2, fname);
+  int r = target_arg(L, st, w, 3, fname);
+  int64_t d = disp_arg(L, st, w, 4, r, a->n, fname);
+  epoch_check(L, st, w, r, fname);
+  int n = (int)a->n;
+  if (w->lock[r]) CHECK(MPI_Rput(a->data, n, w->etype, r, d, n, w->etype, w->w,
+                                 new_req(L, st, w, r, fname)), "MPI_Rput");
+  else CHECK(MPI_Put(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Put");
+  pend(L, w, 2);
+  return 0;
+}
+
+/* win:Get(rank, disp, count | out) -> out (its values valid after the epoch) */
+static int Get(lua_State *L) {
+  const char *fname = "mpi.Get";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  int r = target_arg(L, st, w, 2, fname);
+  mpb_array *a;
+  if (lua_isinteger(L, 4)) {
+    lua_Integer n = lua_tointeger(L, 4);
+    if (n < 0 || n > INT32_MAX)
+      luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count %I out of range)", fname,
+                 st->rank, st->size, (LUAI_UACINT)n);
+    lua_settop(L, 4);
+    int64_t dims[1] = {n};
+    a = mpb_array_new(L, w->dtype, 1, dims);
+  } else {
+    if (!mpb_array_test(L, 4))
+      luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count or contiguous mp.Array "
+                 "expected, got %s)", fname, st->rank, st->size, luaL_typename(L, 4));
+    lua_settop(L, 4);
+    a = data_arg(L, st, w, 4, fname);
+    lua_pushvalue(L, 4);
+  }
+  int64_t d = disp_arg(L, st, w, 3, r, a->n, fname);
+  epoch_check(L, st, w, r, fname);
+  int n = (int)a->n;
+  if (w->lock[r]) CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w,
+                                 new_req(L, st, w, r, fname)), "MPI_Rget");
+  else CHECK(MPI_Get(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Get");
+  pend(L, w, 5);
+  return 1;
+}
+
+/* win:Accumulate(a, rank, disp, op) */
+static int Accumulate(lua_State *L) {
+  const char *fname = "mpi.Accumulate";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  mpb_array *a = data_arg(L, st, w, 2, fname);
+  int r = target_arg(L, st, w, 3, fname);
+  int64_t d = disp_arg(L, st, w, 4, r, a->n, fname);
+  static const char *const names[] = {"sum", "prod", "min", "max", "band", "bor", "land", "lor",
+                                      "replace", NULL};
+  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_LAND,
+                               MPI_LOR, MPI_REPLACE};
+  const char *s = lua_tostring(L, 5);
+  int k = 0;
+  while (s && names[k] && strcmp(names[k], s) != 0) k++;
+  if (!s || !names[k])
+    luaL_error(L, "bad argument #5 to 'mp.%s' (" MPB_RANKFMT " op expected (mpi.SUM, PROD, MIN, "
+               "MAX, BAND, BOR, LAND, LOR or REPLACE), got %s)", fname, st->rank, st->size,
+               s ? s : luaL_typename(L, 5));
+  int integral = w->dtype == MPB_I64 || w->dtype == MPB_I32 || w->dtype == MPB_U8;
+  int complex = w->dtype == MPB_C64 || w->dtype == MPB_C128;
+  if ((k >= 4 && k <= 7 && !integral) || ((k == 2 || k == 3) && complex))
+    luaL_error(L, "bad argument #5 to 'mp.%s' (" MPB_RANKFMT " op '%s' does not apply to %s)",
+               fname, st->rank, st->size, names[k], mpb_dtype_name(w->dtype));
+  epoch_check(L, st, w, r, fname);
+  int n = (int)a->n;
+  if (w->lock[r]) CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, ops[k], w->w,
+                                        new_req(L, st, w, r, fname)), "MPI_Raccumulate");
+  else CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, ops[k], w->w),
+             "MPI_Accumulate");
+  pend(L, w, 2);
+  return 0;
+}
+
+/* win:Fence(): an agreement, then MPI_Win_fence (every member reaches it). */
+static int Fence(lua_State *L) {
+  const char *fname = "mpi.Win_fence";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  if (w->nlocks)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
+               fname, st->rank, st->size);
+  vote mine = {w->dtype, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
+  agree(L, st, w->c, fname, mine, all);
+  CHECK(MPI_Win_fence(0, w->w), "MPI_Win_fence");
+  w->fenced = 1;
+  unpend(L, w);
+  return 0;
+}
+
+/* win:Lock(rank [, "exclusive" | "shared"]) */
+static int Lock(lua_State *L) {
+  const char *fname = "mpi.Win_lock";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  int r = target_arg(L, st, w, 2, fname);
+  static const char *const kinds[] = {"exclusive", "shared", NULL};
+  int k = luaL_checkoption(L, 3, "exclusive", kinds);
+  if (w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank already holds a lock on rank %d", fname,
+               st->rank, st->size, r);
+  if (w->fenced)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (Fence was called): "
+               "fences and locks do not mix on one window", fname, st->rank, st->size);
+  CHECK(MPI_Win_lock(k == 0 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, r, 0, w->w), "MPI_Win_lock");
+  w->lock[r] = k == 0 ? EXCLUSIVE : SHARED;
+  w->nlocks++;
+  return 0;
+}
+
+static int held(lua_State *L, mpb_state *st, win *w, const char *fname) {
+  int r = target_arg(L, st, w, 2, fname);
+  if (!w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on rank %d", fname, st->rank,
+               st->size, r);
+  return r;
+}
+
+/* win:Unlock(rank): the requests in the one wait, then MPI_Win_unlock. */
+static int Unlock(lua_State *L) {
+  const char *fname = "mpi.Win_unlock";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  int r = held(L, st, w, fname);
+  wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
+  w->lock[r] = UNLOCKED, w->nlocks--;
+  CHECK(MPI_Win_unlock(r, w->w), "MPI_Win_unlock");
+  if (!w->nlocks) unpend(L, w);
+  return 0;
+}
+
+/* win:Flush(rank) */
+static int Flush(lua_State *L) {
+  const char *fname = "mpi.Win_flush";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  int r = held(L, st, w, fname);
+  wait_reqs(L, st, w, r, fname, "mpi.Win_flush");
+  CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  return 0;
+}
+
+/* win:Free() (collective) */
+static int Free(lua_State *L) {
+  const char *fname = "mpi.Win_free";
+  mpb_state *st = mpb_get(L);
+  win *w = check_win(L, st, fname);
+  if (w->nlocks)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
+               fname, st->rank, st->size);
+  free_win(L, st, w, fname);
+  return 0;
+}
+
+static int win_tostring(lua_State *L) {
+  win **h = lua_touserdata(L, 1);
+  if (*h) lua_pushfstring(L, "mp.mpi.Win(%s, %I elements here, %d ranks)",
+                          mpb_dtype_name((*h)->dtype), (LUAI_UACINT)(*h)->len[(*h)->rank],
+                          (*h)->size);
+  else lua_pushliteral(L, "mp.mpi.Win(freed)");
+  return 1;
+}
+
+void mpb_mpi_win_funcs(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  wins *ws = lua_newuserdatauv(L, sizeof *ws, 0);
+  memset(ws, 0, sizeof *ws);
+  lua_setfield(L, LUA_REGISTRYINDEX, "mp.mpi.Win.state");
+  st->slot[MPB_SLOT_WIN] = ws;
+  mpb_tasks *tk = mpb_tasks_of(st);
+  mpb_task_on_end(L, st, task_end);
+  tk->on_abort = on_abort;
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, HANDLES);
+  static const luaL_Reg methods[] = {
+      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Lock", Lock},
+      {"Unlock", Unlock}, {"Flush", Flush}, {"Free", Free}, {NULL, NULL}};
+  luaL_newmetatable(L, WIN_MT);
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, win_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
+  lua_pushcclosure(L, Win_create, 1);
+  lua_setfield(L, -2, "Win_create");
+  lua_pushliteral(L, "replace");
+  lua_setfield(L, -2, "REPLACE");
+}
