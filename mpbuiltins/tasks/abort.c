@@ -7,11 +7,14 @@
 ** fan-out tree. Waiting ranks see ABORT in the one wait, computing ranks in
 ** the poll hook; all unwind to their task runner and meet in mpb_resync:
 **   1. workers make sure they hold this task's ABORT;
-**   2. one alltoall on the control communicator tells each rank how many user
-**      messages every peer sent it since the last resync, and rank 0 how many
-**      ranks sent FAULT;
-**   3. each rank receives (and drops) until its counts match and its own sends
-**      have completed; rank 0 until it holds every FAULT;
+**   2. one reduce-scatter on the control communicator (O(log P) rounds)
+**      tells each rank how many user messages its peers sent it in all since
+**      the last resync, rank 0 how many ranks sent FAULT, and every rank
+**      whether one lent the extensions' communicator;
+**   3. each rank receives (and drops) until it holds that many and its own
+**      sends have completed (a rank never holds more from a peer than the
+**      peer sent, so the totals match only when every pair's do); rank 0
+**      until it holds every FAULT;
 **   4. a barrier: nobody starts the next task before everyone is clean.
 ** MPI traffic is thus drained, not abandoned: no request stays pending, so the
 ** user communicator is reused and no context id is spent per abort. Messages
@@ -80,10 +83,10 @@ static int reqs_done(mpb_state *st, void *ud) {
 }
 
 static int drained(mpb_state *st, void *ud) {
-  const int64_t *expect = ud;
+  int64_t expect = *(const int64_t *)ud, got = 0;
   if (st->rank == 0) mpb_where_check_dead(st);
-  for (int p = 0; p < st->size; p++)
-    if (st->recvd_from[p] < expect[p]) return 0;
+  for (int p = 0; p < st->size; p++) got += st->recvd_from[p];
+  if (got < expect) return 0;
   return st->sends == NULL && mpb_arrivals_idle(st) && mpb_tasks_of(st)->nfault_msgs >= mpb_tasks_of(st)->nfault_expect;
 }
 
@@ -110,32 +113,30 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   if (tk->on_abort) tk->on_abort(st); /* e.g. locks released: another rank may wait for them */
   if (st->use_mpi && st->size > 1) {
     if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
+    /* per peer: messages sent it, this rank's fault, its lending; summed
+    ** and scattered, each rank gets its own three */
     size_t n = (size_t)st->size;
-    int64_t *out = malloc(4 * n * sizeof *out), *in = out + 2 * n, *expect = out;
+    int64_t *out = malloc(3 * n * sizeof *out), in[3];
     if (!out) mpb_fatal(st, "out of memory in the abort protocol");
     for (size_t p = 0; p < n; p++) {
-      out[2 * p] = st->sent_to[p];
-      out[2 * p + 1] = st->faulted | st->ccomm_lent << 1;
+      out[3 * p] = st->sent_to[p];
+      out[3 * p + 1] = st->faulted;
+      out[3 * p + 2] = st->ccomm_lent;
     }
     /* The rounds of an oversubscribed job cost a turn of every rank on the
     ** cores each: collectives that do not depend on each other run
     ** together (the counts with the whereabouts, the barrier with the
     ** extensions' new communicator). */
     MPI_Request req[2];
-    int rc = MPI_Ialltoall(out, 2, MPI_INT64_T, in, 2, MPI_INT64_T, st->ctl, &req[0]);
+    int rc = MPI_Ireduce_scatter_block(out, in, 3, MPI_INT64_T, MPI_SUM, st->ctl, &req[0]);
     if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
     mpb_where_gather_start(st, &req[1]);
     mpb_wait_reqs(L, st, req, 2);
     mpb_where_gather_end(st);
-    int nf = 0, renew = 0;
-    for (size_t p = 0; p < n; p++) {
-      if (p > 0) nf += (int)(in[2 * p + 1] & 1);
-      renew |= (int)(in[2 * p + 1] >> 1);
-      expect[p] = in[2 * p];
-    }
-    mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
-    mpb_wait(L, st, drained, expect, RESYNC_WAIT);
     free(out);
+    int nf = (int)(in[1] - st->faulted), renew = in[2] > 0; /* nf: the others' faults */
+    mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
+    mpb_wait(L, st, drained, &in[0], RESYNC_WAIT);
     /* Clean before the barrier: a rank that leaves the barrier first may
     ** start the next task, whose messages must survive here. */
     clean(st);
