@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "array/array.h"
+#include "chan/class.h"
 #include "layout/file_io.h"
 #include "mpi/mpi.h"
 #include "tasks/tasks.h"
@@ -383,12 +384,8 @@ void mpb_mpi_file_funcs(lua_State *L) {
       {"Write_at", Write_at}, {"Read_at", Read_at}, {"Write_at_all", Write_at_all},
       {"Read_at_all", Read_at_all}, {"Set_view", Set_view}, {"Get_size", Get_size},
       {"Sync", Sync}, {"Close", Close}, {NULL, NULL}};
-  luaL_newmetatable(L, FILE_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, f_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", f_tostring}, {NULL, NULL}};
+  mpb_class(L, FILE_MT, methods, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* upvalue 1 of every mpi function */
   lua_pushcclosure(L, File_open, 1);
   lua_setfield(L, -2, "File_open");

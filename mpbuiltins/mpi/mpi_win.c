@@ -34,7 +34,9 @@
 #include <string.h>
 
 #include "array/array.h"
+#include "chan/class.h"
 #include "coll/coll.h"
+#include "layout/file_io.h" /* mpb_file_etype: MPI's datatype of a dtype */
 #include "mpi/mpi.h"
 #include "tasks/tasks.h"
 
@@ -66,17 +68,6 @@ typedef struct { win *head, *tail; } wins;
 static wins *wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WIN]; }
 
 /* ------------------------------------------------------------- helpers */
-static MPI_Datatype etype_of(int dtype) {
-  switch (dtype) {
-    case MPB_F64: return MPI_DOUBLE;
-    case MPB_F32: return MPI_FLOAT;
-    case MPB_I64: return MPI_INT64_T;
-    case MPB_I32: return MPI_INT32_T;
-    case MPB_C64: return MPI_C_FLOAT_COMPLEX;
-    case MPB_C128: return MPI_C_DOUBLE_COMPLEX;
-    default: return MPI_UINT8_T;
-  }
-}
 
 static void mpi_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what) {
   char s[MPI_MAX_ERROR_STRING];
@@ -362,7 +353,7 @@ static int Win_create(lua_State *L) {
   if (!w->len || !w->off || !w->lock) mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
   for (int r = 0; r < c->size; r++) w->len[r] = all[r].n, w->off[r] = all[r].off;
   w->c = c, w->dtype = a->dtype, w->size = c->size, w->rank = c->rank;
-  w->etype = etype_of(a->dtype);
+  w->etype = mpb_file_etype(a->dtype);
   int rc = mpb_comm_mpi(st, c, &w->comm, &w->own_comm);
   w->esize = (int)mpb_dtype_size(a->dtype);
   if (rc == MPI_SUCCESS)
@@ -581,12 +572,8 @@ void mpb_mpi_win_funcs(lua_State *L) {
   static const luaL_Reg methods[] = {
       {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Lock", Lock},
       {"Unlock", Unlock}, {"Flush", Flush}, {"Free", Free}, {NULL, NULL}};
-  luaL_newmetatable(L, WIN_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, win_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__tostring", win_tostring}, {NULL, NULL}};
+  mpb_class(L, WIN_MT, methods, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
   lua_pushcclosure(L, Win_create, 1);
   lua_setfield(L, -2, "Win_create");
