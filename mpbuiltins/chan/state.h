@@ -68,7 +68,7 @@ typedef struct mpb_arrival mpb_arrival; /* a receive in flight (arrive.c) */
 typedef struct mpb_wakeup mpb_wakeup; /* naps and wake-ups (wake.c) */
 
 /* What a rank waits for while it waits for a message: the layers above
-** describe their waits (mpb_wait_msg); tasks/ reads it for reports and to
+** describe their waits (mpb_wait_described); tasks/ reads it for reports and to
 ** tell a deadlock. op: the builtin ("mp.recv"); peer: the rank it waits on
 ** (-1: any); seq: a collective's number on its communicator (0: none). */
 typedef struct mpb_waitdesc {
