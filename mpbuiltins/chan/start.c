@@ -149,7 +149,8 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
   st->use_mpi = use_mpi;
   st->out = o->out;
   st->size = 1;
-  st->nfan = MPB_NFAN_DEFAULT;
+  st->nfan = opt_env("MPLUA_NFAN", MPB_NFAN_DEFAULT); /* tests make deep trees at few ranks */
+  if (st->nfan < 1) st->nfan = MPB_NFAN_DEFAULT;
   /* MPLUA_OPTIMAL_PATH is accepted as an alias when MPLUA_ZERO_COPY is unset */
   st->zero_copy = opt_env("MPLUA_ZERO_COPY", opt_env("MPLUA_OPTIMAL_PATH", 1)) != 0;
   if (use_mpi && start_mpi(st, o->comm, argc, argv, err, errlen) != 0) return NULL;
