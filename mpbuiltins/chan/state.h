@@ -146,6 +146,12 @@ typedef struct mpb_state {
   mpb_arrival_fn on_arrival;
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);
+  /* An upper layer's name for a wait of L that one of its calls written in
+  ** Lua makes (mp.mpi's "mpi.Gatherv(root 0)" for a wait in mp's gather):
+  ** written into buf, returns 1; 0 when no such call is on L's stack. Reads
+  ** the stack only when a wait is described (reports, deadlocks): free on
+  ** the calls' path. No Lua error. NULL: waits keep their own words. */
+  int (*call_name)(struct mpb_state *st, lua_State *L, char *buf, size_t n);
   int64_t *sent_to, *recvd_from;  /* user messages since the last resync */
   int64_t user_sent, user_taken;  /* MPB_CH_USER/CUSER/COLL in the current task */
   int64_t dropped;   /* stale user messages dropped here */

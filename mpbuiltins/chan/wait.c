@@ -136,11 +136,14 @@ static void note_where(lua_State *L, mpb_state *st) {
   const mpb_waitdesc *d = st->waiting.d;
   mpb_lua_line(L, line, sizeof line);
   if (d) {
-    char peer[32] = "", seq[40] = "";
+    char op[48], peer[32] = "", seq[40] = "";
+    if (!st->call_name || !st->call_name(st, L, op, sizeof op))
+      snprintf(op, sizeof op, "%s", d->op);
     if (d->peer >= 0) snprintf(peer, sizeof peer, " from rank %d", d->peer);
     if (d->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)d->seq);
-    snprintf(st->where, sizeof st->where, "in mp.%s%s%s%s%s", d->op, peer, seq,
-             line[0] ? " at " : "", line);
+    snprintf(st->where, sizeof st->where, "in %s%s%s%s%s%s",
+             strncmp(op, "mpi.", 4) == 0 ? "" : "mp.", op, peer, seq, line[0] ? " at " : "",
+             line); /* mp.mpi's words are MPI's: "in mpi.Recv(tag 3)", as deadlocks say */
   } else if (line[0]) {
     snprintf(st->where, sizeof st->where, "at %s", line);
   }

@@ -177,6 +177,9 @@ void mpb_mpi_req_funcs(lua_State *L);     /* requests, into the table on top (mp
 void mpb_mpi_icoll_funcs(lua_State *L);   /* nonblocking collectives, likewise (mpi_icoll.c) */
 void mpb_mpi_file_funcs(lua_State *L);    /* MPI-IO, into the table on top (mpi_file.c) */
 void mpb_mpi_win_funcs(lua_State *L);     /* windows, into the table on top (mpi_win.c) */
+/* Push name(f, label[, root arg]), which mpi_trace.lua calls to name the
+** Lua calls' waits in reports; installs the describer (mpi_names.c). */
+void mpb_mpi_names_push(lua_State *L);
 #define MPB_SLOT_WIN 3                    /* mpi_win.c's state in st->slot */
 
 #endif

@@ -19,23 +19,102 @@ function mpi.MINLOC(a, b)
   return {b[1], b[2]}
 end
 
+-- Arguments are checked here, before mp's calls (which would name
+-- themselves and count arguments their own way): errors name the MPI call,
+-- its argument and the rank, raised without a position as the C calls' are.
+local comm_mt = getmetatable(world)
+local OPS = {sum = true, prod = true, min = true, max = true, land = true, lor = true,
+             band = true, bor = true}
+
+local function argerr(fname, arg, fmt, ...)
+  error(("bad argument #%d to 'mp.mpi.%s' ([rank %d/%d] " .. fmt .. ")")
+        :format(arg, fname, mp.rank, mp.size, ...), 0)
+end
+
+-- the communicator at arg (nil: COMM_WORLD)
+local function comm_arg(c, fname, arg)
+  if c == nil then return world end
+  if getmetatable(c) ~= comm_mt then
+    argerr(fname, arg, "communicator expected, got %s", type(c))
+  end
+  return c
+end
+
+-- the root at arg (nil: 0), a rank of comm
+local function root_arg(r, comm, fname, arg)
+  if r == nil then return 0 end
+  if math.type(r) ~= "integer" then
+    argerr(fname, arg, "root rank expected, got %s", type(r))
+  elseif r < 0 or r >= comm.size then
+    argerr(fname, arg, "root %s out of range 0..%d", tostring(r), comm.size - 1)
+  end
+  return r
+end
+
+-- the op at arg: mpi.SUM... or a function
+local function op_arg(op, fname, arg)
+  if not OPS[op] and type(op) ~= "function" then
+    argerr(fname, arg, "op must be mpi.SUM, PROD, MIN, MAX, LAND, LOR, BAND, BOR, MAXLOC, " ..
+           "MINLOC or a function, got %s", tostring(op))
+  end
+  return op
+end
+
+-- the list at arg: one value per member of comm
+local function list_arg(t, comm, fname, arg)
+  if type(t) ~= "table" then
+    argerr(fname, arg, "a list of %d values (one per rank) expected, got %s", comm.size, type(t))
+  elseif #t ~= comm.size then
+    argerr(fname, arg, "a list of %d values (one per rank) expected, got %d", comm.size, #t)
+  end
+  return t
+end
+
 function mpi.Comm_rank(comm) return (comm or world).rank end
 function mpi.Comm_size(comm) return (comm or world).size end
 function mpi.Comm_split(comm, color, key)
+  comm = comm_arg(comm, "Comm_split", 1)
   if color == mpi.UNDEFINED then color = nil end
-  return (comm or world):split(color, key)
+  if color ~= nil and math.type(color) ~= "integer" then
+    argerr("Comm_split", 2, "color must be an integer or mpi.UNDEFINED, got %s", type(color))
+  end
+  if key ~= nil and math.type(key) ~= "integer" then
+    argerr("Comm_split", 3, "key must be an integer, got %s", type(key))
+  end
+  return comm:split(color, key)
 end
-function mpi.Comm_dup(comm) return (comm or world):dup() end
+function mpi.Comm_dup(comm) return comm_arg(comm, "Comm_dup", 1):dup() end
 
-function mpi.Barrier(comm) (comm or world):barrier() end
-function mpi.Bcast(v, root, comm) return (comm or world):bcast(v, root or 0) end
-function mpi.Reduce(v, op, root, comm) return (comm or world):reduce(v, op, root or 0) end
-function mpi.Allreduce(v, op, comm) return (comm or world):allreduce(v, op) end
-function mpi.Gather(v, root, comm) return (comm or world):gather(v, root or 0) end
-function mpi.Scatter(t, root, comm) return (comm or world):scatter(t, root or 0) end
-function mpi.Allgather(v, comm) return (comm or world):allgather(v) end
-function mpi.Alltoall(t, comm) return (comm or world):alltoall(t) end
-function mpi.Scan(v, op, comm) return (comm or world):scan(v, op) end
+function mpi.Barrier(comm) comm_arg(comm, "Barrier", 1):barrier() end
+function mpi.Bcast(v, root, comm)
+  comm = comm_arg(comm, "Bcast", 3)
+  return comm:bcast(v, root_arg(root, comm, "Bcast", 2))
+end
+function mpi.Reduce(v, op, root, comm)
+  comm = comm_arg(comm, "Reduce", 4)
+  return comm:reduce(v, op_arg(op, "Reduce", 2), root_arg(root, comm, "Reduce", 3))
+end
+function mpi.Allreduce(v, op, comm)
+  return comm_arg(comm, "Allreduce", 3):allreduce(v, op_arg(op, "Allreduce", 2))
+end
+function mpi.Gather(v, root, comm)
+  comm = comm_arg(comm, "Gather", 3)
+  return comm:gather(v, root_arg(root, comm, "Gather", 2))
+end
+function mpi.Scatter(t, root, comm)
+  comm = comm_arg(comm, "Scatter", 3)
+  root = root_arg(root, comm, "Scatter", 2)
+  if comm.rank == root then list_arg(t, comm, "Scatter", 1) end
+  return comm:scatter(t, root)
+end
+function mpi.Allgather(v, comm) return comm_arg(comm, "Allgather", 2):allgather(v) end
+function mpi.Alltoall(t, comm)
+  comm = comm_arg(comm, "Alltoall", 2)
+  return comm:alltoall(list_arg(t, comm, "Alltoall", 1))
+end
+function mpi.Scan(v, op, comm)
+  return comm_arg(comm, "Scan", 3):scan(v, op_arg(op, "Scan", 2))
+end
 
 local named = {
   sum = function(a, b) return a + b end, prod = function(a, b) return a * b end,
@@ -68,7 +147,8 @@ end
 -- the values of ranks 0..rank-1 folded left to right; nil on rank 0
 -- (over an allgather: any op, its order that of the ranks)
 function mpi.Exscan(v, op, comm)
-  comm = comm or world
+  comm = comm_arg(comm, "Exscan", 3)
+  op_arg(op, "Exscan", 2)
   local f = type(op) == "function" and op or nil
   local all = comm:allgather(v)
   if comm.rank == 0 then return nil end
@@ -81,7 +161,8 @@ end
 
 -- reduce a (size * k elements: a table or a 1-D mp.Array), keep block rank+1
 function mpi.Reduce_scatter_block(a, op, comm)
-  comm = comm or world
+  comm = comm_arg(comm, "Reduce_scatter_block", 3)
+  op_arg(op, "Reduce_scatter_block", 2)
   local n, size = #a, comm.size
   if n % size ~= 0 then
     error(("bad argument #1 to 'mp.mpi.Reduce_scatter_block' ([rank %d/%d] %d elements do not " ..
@@ -94,3 +175,6 @@ function mpi.Reduce_scatter_block(a, op, comm)
   for i = 1, k do out[i] = all[lo + i] end
   return out
 end
+
+-- what mpi_vcoll.lua shares
+return {argerr = argerr, comm_arg = comm_arg, root_arg = root_arg, op_arg = op_arg}

@@ -8,8 +8,8 @@
 -- memory order. A received block is converted to the receiving array's
 -- dtype with the storing rules (a value that does not fit is an error).
 -- Built over mp's gather, scatter, allgather, alltoall and allreduce.
-local mpi, mp = ...
-local world = mp.world
+local mpi, mp, checks = ...
+local comm_arg, root_arg, op_arg = checks.comm_arg, checks.root_arg, checks.op_arg
 local ARRAY -- the arrays' metatable (mp.array may open after mp.mpi)
 
 local function is_array(a)
@@ -123,7 +123,8 @@ end
 -- counts and displs matter at the root only (as in C); a rank that passes
 -- counts has its own count checked too.
 function mpi.Gatherv(a, counts, displs, root, comm)
-  comm, root = comm or world, root or 0
+  comm = comm_arg(comm, "Gatherv", 5)
+  root = root_arg(root, comm, "Gatherv", 4)
   a = flat("Gatherv", 1, a)
   local me = comm.rank
   if me == root or counts ~= nil then
@@ -144,7 +145,8 @@ end
 -- array of counts[rank + 1] elements of root's array a from displs[rank + 1] + 1.
 -- a, counts and displs matter at the root only.
 function mpi.Scatterv(a, counts, displs, root, comm)
-  comm, root = comm or world, root or 0
+  comm = comm_arg(comm, "Scatterv", 5)
+  root = root_arg(root, comm, "Scatterv", 4)
   local blocks
   if comm.rank == root then
     blocks = split("Scatterv", 1, comm, a, counts, displs)
@@ -155,7 +157,7 @@ end
 -- mpi.Allgatherv(a, counts, displs[, comm]) -> on every rank, one array of
 -- a's dtype with rank r's elements at displs[r + 1] + 1 ... (displs nil: packed)
 function mpi.Allgatherv(a, counts, displs, comm)
-  comm = comm or world
+  comm = comm_arg(comm, "Allgatherv", 4)
   a = flat("Allgatherv", 1, a)
   counts = ints("Allgatherv", 2, comm, counts, "counts")
   local me = comm.rank
@@ -173,7 +175,7 @@ end
 -- (sdispls, rdispls nil: packed). Rank r's sendcounts[s + 1] must equal rank
 -- s's recvcounts[r + 1].
 function mpi.Alltoallv(a, sendcounts, sdispls, recvcounts, rdispls, comm)
-  comm = comm or world
+  comm = comm_arg(comm, "Alltoallv", 6)
   local blocks = split("Alltoallv", 1, comm, a, sendcounts, sdispls, "sendcounts")
   a = flat("Alltoallv", 1, a)
   recvcounts = ints("Alltoallv", 4, comm, recvcounts, "recvcounts")
@@ -186,7 +188,8 @@ end
 -- reduction: counts[rank + 1] elements from sum(counts[1..rank]) + 1 (a table,
 -- or an mp.Array of a's dtype). #a must be sum(counts).
 function mpi.Reduce_scatter(a, counts, op, comm)
-  comm = comm or world
+  comm = comm_arg(comm, "Reduce_scatter", 4)
+  op_arg(op, "Reduce_scatter", 3)
   local arr = is_array(a)
   if not arr and type(a) ~= "table" then
     fail("Reduce_scatter", 1, "mp.Array or table expected, got %s", type(a))

@@ -75,7 +75,8 @@ static void describe(mpb_state *st, snap_head *h) {
     h->peer = d->peer;
     h->comm = d->comm;
     h->seq = d->seq;
-    snprintf(h->op, sizeof h->op, "%s", d->op);
+    if (!st->call_name || !st->call_name(st, st->waiting.L, h->op, sizeof h->op))
+      snprintf(h->op, sizeof h->op, "%s", d->op);
     mpb_lua_line(st->waiting.L, h->line, sizeof h->line);
   } else if ((st->phase == MPB_PHASE_FINISHED || st->phase == MPB_PHASE_IDLE) && quiet) {
     h->state = S_FINISHED; /* idle: done with this task (a task not begun has an older number) */
