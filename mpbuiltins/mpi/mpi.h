@@ -122,6 +122,10 @@ void mpb_mpi_describe(char *buf, size_t n, const char *fname, int src, int tag);
 ** alone), interned; 0 when the rank is not tracing (the span is mp's then). */
 #define MPB_MPI_NOTAG (-0x7fffffff)
 uint32_t mpb_mpi_trname(mpb_state *st, const char *fname, int src, int tag);
+/* A trace region named fname around the rest of the C scope (the files' and
+** windows' calls: their spans inside keep their own names). */
+#define MPB_MPI_REGION(L, st, fname)                                                    \
+  MPB_TRACE_SPAN(L, st, MPB_TR_REGION, 0, -1, mpb_mpi_trname(st, fname, 0, MPB_MPI_NOTAG), 0)
 /* The world rank of comm rank r (-1 for ANY_SOURCE, PROC_NULL): a span's peer. */
 static inline int mpb_mpi_peer(const mpb_comm *c, int r) { return r >= 0 ? c->ranks[r] : -1; }
 /* Push the value of m (taken) and its status (st.source, st.tag, st.count). */

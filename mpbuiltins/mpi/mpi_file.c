@@ -200,6 +200,7 @@ static int File_open(lua_State *L) {
   const char *fn = "mpi.File_open";
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
+  MPB_MPI_REGION(L, st, fn);
   mpb_comm *c = mpb_mpi_comm(L, M, 1, fn);
   const char *path = luaL_checkstring(L, 2);
   int truncate, amode = mode_arg(L, 3, &truncate);
@@ -259,6 +260,7 @@ static const void *data_of(lua_State *L, const mpb_array *a) {
 }
 
 static int write_at(lua_State *L, int coll, const char *fn) {
+  MPB_MPI_REGION(L, mpb_get(L), fn);
   mfile *f = check_file(L, fn);
   MPI_Offset off = offset_arg(L, 2, 1, fn);
   mpb_array *a = mpb_array_testv(L, 3);
@@ -276,6 +278,7 @@ static int write_at(lua_State *L, int coll, const char *fn) {
 
 /* f:Read_at(offset, count | array [, dtype]) -> array, count read */
 static int read_at(lua_State *L, int coll, const char *fn) {
+  MPB_MPI_REGION(L, mpb_get(L), fn);
   mfile *f = check_file(L, fn);
   MPI_Offset off = offset_arg(L, 2, 1, fn);
   mpb_array *a;
@@ -319,6 +322,7 @@ static int Read_at_all(lua_State *L) { return read_at(L, 1, "mpi.File.Read_at_al
 ** communicator) the view shows. */
 static int Set_view(lua_State *L) {
   const char *fn = "mpi.File.Set_view";
+  MPB_MPI_REGION(L, mpb_get(L), fn);
   mfile *f = check_file(L, fn);
   MPI_Offset disp = offset_arg(L, 2, 1, fn);
   int d = lua_isnoneornil(L, 3) ? MPB_U8 : dtype_arg(L, 3, 2, fn);
@@ -359,6 +363,7 @@ static int Get_size(lua_State *L) {
 
 static int Sync(lua_State *L) {
   const char *fn = "mpi.File.Sync";
+  MPB_MPI_REGION(L, mpb_get(L), fn);
   mfile *f = check_file(L, fn);
   file_agree(L, f, fn, "Sync", 0);
   int rc = MPI_File_sync(f->fh);
@@ -367,6 +372,7 @@ static int Sync(lua_State *L) {
 }
 
 static int Close(lua_State *L) {
+  MPB_MPI_REGION(L, mpb_get(L), "mpi.File.Close");
   close_agreed(L, check_file(L, "mpi.File.Close"), "mpi.File.Close");
   return 0;
 }

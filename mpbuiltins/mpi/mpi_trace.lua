@@ -1,11 +1,10 @@
 -- SPDX-License-Identifier: MIT
 -- MPI's names for mp.mpi's calls written in Lua (collectives, communicators,
--- groups, topologies) and for its files and windows (written in C, without
--- spans of their own):
+-- groups, topologies):
 -- - in traces: while this rank traces, each runs in a region named as the
---   call (mpi.Allreduce, mpi.Cart_create, mpi.File.Write_at_all, mpi.Put,
---   ...) around the spans of the calls it makes. The other calls in C name
---   their own spans (mpi.Send, mpi.Recv(ANY_SOURCE, tag 7), mpi.Wait, ...).
+--   call (mpi.Allreduce, mpi.Cart_create, ...) around the spans of mp's calls
+--   it makes. The calls in C name their own spans (mpi.Send, mpi.Recv(ANY_SOURCE,
+--   tag 7), mpi.Wait, ...; regions mpi.File.Write_at_all, mpi.Put, ...).
 -- - in the reports of waits: each Lua function is registered under its name
 --   (name(f, label, root arg), mpi_names.c), so that a rank blocked in mp's
 --   gather inside mpi.Gatherv is said to wait in mpi.Gatherv(root 0).
@@ -38,33 +37,15 @@ local function tracing()
   return on()
 end
 
--- f under label: a region while tracing; otherwise a tail call, so that
--- errors still point at the caller's line
-local function traced(label, f)
-  return function(...)
-    if tracing() then return region(label, f, ...) end
-    return f(...)
-  end
-end
-
 for fname, f in pairs(mpi) do
   if type(f) == "function" and fname:find("^%u%l") and debug.getinfo(f, "S").what == "Lua" and
      not is_local(fname) then
     local label = "mpi." .. fname
     name(f, label, ROOT[fname])
-    mpi[fname] = traced(label, f)
+    -- not tracing: a tail call, so errors still point at the caller's line
+    mpi[fname] = function(...)
+      if tracing() then return region(label, f, ...) end
+      return f(...)
+    end
   end
 end
-
--- files and windows: their calls that communicate or move data, as their
--- errors name them
-mpi.File_open = traced("mpi.File_open", mpi.File_open)
-mpi.Win_create = traced("mpi.Win_create", mpi.Win_create)
-local reg = debug.getregistry()
-local FILE = {"Write_at", "Read_at", "Write_at_all", "Read_at_all", "Set_view", "Sync", "Close"}
-local WIN = {Put = "mpi.Put", Get = "mpi.Get", Accumulate = "mpi.Accumulate",
-             Fence = "mpi.Win_fence", Lock = "mpi.Win_lock", Unlock = "mpi.Win_unlock",
-             Flush = "mpi.Win_flush", Free = "mpi.Win_free"}
-local fm, wm = reg["mp.mpi.File"].__index, reg["mp.mpi.Win"].__index
-for _, m in ipairs(FILE) do fm[m] = traced("mpi.File." .. m, fm[m]) end
-for m, label in pairs(WIN) do wm[m] = traced(label, wm[m]) end

@@ -334,6 +334,7 @@ static int Win_create(lua_State *L) {
   const char *fname = "mpi.Win_create";
   mpb_mpi *M = mpb_mpi_get(L);
   mpb_state *st = M->st;
+  MPB_MPI_REGION(L, st, fname);
   mpb_array *a = array_arg(L, st, 1, fname);
   lua_settop(L, 2);
   mpb_comm *c = mpb_mpi_comm(L, M, 2, fname);
@@ -385,6 +386,7 @@ static int Win_create(lua_State *L) {
 static int Put(lua_State *L) {
   const char *fname = "mpi.Put";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   mpb_array *a = data_arg(L, st, w, 2, fname);
   int r = target_arg(L, st, w, 3, fname);
@@ -402,6 +404,7 @@ static int Put(lua_State *L) {
 static int Get(lua_State *L) {
   const char *fname = "mpi.Get";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = target_arg(L, st, w, 2, fname);
   mpb_array *a;
@@ -435,6 +438,7 @@ static int Get(lua_State *L) {
 static int Accumulate(lua_State *L) {
   const char *fname = "mpi.Accumulate";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   mpb_array *a = data_arg(L, st, w, 2, fname);
   int r = target_arg(L, st, w, 3, fname);
@@ -469,6 +473,7 @@ static int Accumulate(lua_State *L) {
 static int Fence(lua_State *L) {
   const char *fname = "mpi.Win_fence";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
@@ -485,6 +490,7 @@ static int Fence(lua_State *L) {
 static int Lock(lua_State *L) {
   const char *fname = "mpi.Win_lock";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = target_arg(L, st, w, 2, fname);
   static const char *const kinds[] = {"exclusive", "shared", NULL};
@@ -513,6 +519,7 @@ static int held(lua_State *L, mpb_state *st, win *w, const char *fname) {
 static int Unlock(lua_State *L) {
   const char *fname = "mpi.Win_unlock";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = held(L, st, w, fname);
   wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
@@ -526,6 +533,7 @@ static int Unlock(lua_State *L) {
 static int Flush(lua_State *L) {
   const char *fname = "mpi.Win_flush";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = held(L, st, w, fname);
   wait_reqs(L, st, w, r, fname, "mpi.Win_flush");
@@ -537,6 +545,7 @@ static int Flush(lua_State *L) {
 static int Free(lua_State *L) {
   const char *fname = "mpi.Win_free";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
