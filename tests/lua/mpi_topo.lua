@@ -237,7 +237,8 @@ if mp.size >= 2 then
 end
 
 -- a deadlock inside a call written over mp's (a rank that skips Cart_create)
--- is reported at the script's line, not inside mp.mpi's own Lua
+-- is reported at the script's line, not inside mp.mpi's own Lua, and names
+-- the MPI call, not mp's inside it
 if mp.size >= 2 then
   local at = debug.getinfo(1, "l").currentline + 3
   ok, err = pcall(mp.exec, function()
@@ -245,9 +246,9 @@ if mp.size >= 2 then
     if mp.rank ~= 1 then mpi.Cart_create(mpi.COMM_WORLD, {mp.size}, {true}) end
   end)
   err = tostring(err) -- at 2 ranks: rank 0 would wait forever; more: a deadlock
-  assert(not ok and (err:find("mp%.Cart%.attach: %[rank 0/2%] would wait forever: rank 1 has " ..
+  assert(not ok and (err:find("mpi%.Cart_create: %[rank 0/2%] would wait forever: rank 1 has " ..
                               "finished the task %(at [^ ]*mpi_topo%.lua:" .. at .. "%)") or
-                     err:find("deadlock: ranks [%d,-]+ wait in mp%.Cart%.attach from rank 1 " ..
+                     err:find("deadlock: ranks [%d,-]+ wait in mpi%.Cart_create from rank 1 " ..
                               "%(collective #%d+%) at [^ ]*mpi_topo%.lua:" .. at ..
                               ", rank 1 has finished the task")), err)
 end
