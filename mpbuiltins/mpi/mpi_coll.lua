@@ -23,6 +23,9 @@ end
 -- themselves and count arguments their own way): errors name the MPI call,
 -- its argument and the rank, raised without a position as the C calls' are.
 local comm_mt = getmetatable(world)
+local world_size, mtype = world.size, math.type -- kept: these checks are on every call's path
+local ROOTS = {} -- the ranks of COMM_WORLD: a root checked by one lookup
+for r = 0, world_size - 1 do ROOTS[r] = true end
 local OPS = {sum = true, prod = true, min = true, max = true, land = true, lor = true,
              band = true, bor = true}
 
@@ -33,7 +36,7 @@ end
 
 -- the communicator at arg (nil: COMM_WORLD)
 local function comm_arg(c, fname, arg)
-  if c == nil then return world end
+  if c == nil or c == world then return world end
   if getmetatable(c) ~= comm_mt then
     argerr(fname, arg, "communicator expected, got %s", type(c))
   end
@@ -43,10 +46,11 @@ end
 -- the root at arg (nil: 0), a rank of comm
 local function root_arg(r, comm, fname, arg)
   if r == nil then return 0 end
-  if math.type(r) ~= "integer" then
+  local size = comm == world and world_size or comm.size
+  if mtype(r) ~= "integer" then
     argerr(fname, arg, "root rank expected, got %s", type(r))
-  elseif r < 0 or r >= comm.size then
-    argerr(fname, arg, "root %s out of range 0..%d", tostring(r), comm.size - 1)
+  elseif r < 0 or r >= size then
+    argerr(fname, arg, "root %s out of range 0..%d", tostring(r), size - 1)
   end
   return r
 end
@@ -85,19 +89,34 @@ function mpi.Comm_split(comm, color, key)
 end
 function mpi.Comm_dup(comm) return comm_arg(comm, "Comm_dup", 1):dup() end
 
-function mpi.Barrier(comm) comm_arg(comm, "Barrier", 1):barrier() end
+-- Each call takes a fast path for the usual arguments (COMM_WORLD, a named
+-- op, a root in range) and checks them one by one otherwise.
+function mpi.Barrier(comm)
+  if comm == nil then return world:barrier() end
+  comm_arg(comm, "Barrier", 1):barrier()
+end
 function mpi.Bcast(v, root, comm)
+  if comm == nil and ROOTS[root] then
+    return world:bcast(v, root)
+  end
   comm = comm_arg(comm, "Bcast", 3)
   return comm:bcast(v, root_arg(root, comm, "Bcast", 2))
 end
 function mpi.Reduce(v, op, root, comm)
+  if comm == nil and OPS[op] and ROOTS[root] then
+    return world:reduce(v, op, root)
+  end
   comm = comm_arg(comm, "Reduce", 4)
   return comm:reduce(v, op_arg(op, "Reduce", 2), root_arg(root, comm, "Reduce", 3))
 end
 function mpi.Allreduce(v, op, comm)
+  if comm == nil and OPS[op] then return world:allreduce(v, op) end
   return comm_arg(comm, "Allreduce", 3):allreduce(v, op_arg(op, "Allreduce", 2))
 end
 function mpi.Gather(v, root, comm)
+  if comm == nil and ROOTS[root] then
+    return world:gather(v, root)
+  end
   comm = comm_arg(comm, "Gather", 3)
   return comm:gather(v, root_arg(root, comm, "Gather", 2))
 end
@@ -113,6 +132,7 @@ function mpi.Alltoall(t, comm)
   return comm:alltoall(list_arg(t, comm, "Alltoall", 1))
 end
 function mpi.Scan(v, op, comm)
+  if comm == nil and OPS[op] then return world:scan(v, op) end
   return comm_arg(comm, "Scan", 3):scan(v, op_arg(op, "Scan", 2))
 end
 
