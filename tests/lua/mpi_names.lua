@@ -107,6 +107,12 @@ if n >= 3 then -- rank 0 and others wait, on the culprit, in Comm_split
 end
 -- at 2 ranks, rank 0 is in Comm_split alone; at any count, each call by name
 assert(fault("Bcast"):find("in mpi%.Comm_split"))
+-- the calls in C read as in deadlock reports: "in mpi.Recv(tag 3)", not mp.mpi.Recv
+ok, err = pcall(mp.exec, function()
+  if mp.rank == n - 1 then error("boom") end
+  mp.mpi.Recv(n - 1, 3)
+end)
+assert(not ok and err:find("\n  ranks? 0%S*: in mpi%.Recv%(tag 3%) from rank " .. (n - 1)), err)
 assert(mp.exec(function() return mp.mpi.Allreduce(1, mp.mpi.SUM) end) == n) -- clean again
 
 if n >= 3 then
