@@ -91,16 +91,18 @@ function mpi.Comm_dup(comm) return comm_arg(comm, "Comm_dup", 1):dup() end
 
 -- Each call takes a fast path for the usual arguments (COMM_WORLD, a named
 -- op, a root in range) and checks them one by one otherwise.
+-- mpi.X(v, root[, comm]) over comm:method(v, root) (Bcast, Gather)
+local function rooted(method, fname)
+  return function(v, root, comm)
+    if comm == nil and ROOTS[root] then return world[method](world, v, root) end
+    comm = comm_arg(comm, fname, 3)
+    return comm[method](comm, v, root_arg(root, comm, fname, 2))
+  end
+end
+mpi.Bcast, mpi.Gather = rooted("bcast", "Bcast"), rooted("gather", "Gather")
 function mpi.Barrier(comm)
   if comm == nil then return world:barrier() end
   comm_arg(comm, "Barrier", 1):barrier()
-end
-function mpi.Bcast(v, root, comm)
-  if comm == nil and ROOTS[root] then
-    return world:bcast(v, root)
-  end
-  comm = comm_arg(comm, "Bcast", 3)
-  return comm:bcast(v, root_arg(root, comm, "Bcast", 2))
 end
 function mpi.Reduce(v, op, root, comm)
   if comm == nil and OPS[op] and ROOTS[root] then
@@ -112,13 +114,6 @@ end
 function mpi.Allreduce(v, op, comm)
   if comm == nil and OPS[op] then return world:allreduce(v, op) end
   return comm_arg(comm, "Allreduce", 3):allreduce(v, op_arg(op, "Allreduce", 2))
-end
-function mpi.Gather(v, root, comm)
-  if comm == nil and ROOTS[root] then
-    return world:gather(v, root)
-  end
-  comm = comm_arg(comm, "Gather", 3)
-  return comm:gather(v, root_arg(root, comm, "Gather", 2))
 end
 function mpi.Scatter(t, root, comm)
   comm = comm_arg(comm, "Scatter", 3)

@@ -6,9 +6,8 @@
 -- world ranks (a plain value: local, no communication, it may travel in
 -- messages); a communicator is made from one by comm:split, so it is mp's
 -- (a list of ranks with an id, no MPI communicator).
-local mpi, mp = ...
-local world = mp.world
-local comm_mt = getmetatable(world)
+local mpi, mp, checks = ...
+local comm_of = checks.comm_arg -- (comm, fname, arg): nil is COMM_WORLD
 
 mpi.IDENT, mpi.CONGRUENT, mpi.SIMILAR, mpi.UNEQUAL = 0, 1, 2, 3 -- MPICH's values
 mpi.COMM_TYPE_SHARED = 1
@@ -57,14 +56,6 @@ local function group(g, fname, arg)
     argerr(fname, arg, "group expected, got %s", type(g))
   end
   return g
-end
-
-local function comm_of(c, fname, arg)
-  c = c or world
-  if getmetatable(c) ~= comm_mt then
-    argerr(fname, arg, "communicator expected, got %s", type(c))
-  end
-  return c
 end
 
 -- ranks of g listed in t (0-based), checked: integers in range, each once

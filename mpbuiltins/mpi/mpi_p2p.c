@@ -303,15 +303,16 @@ void mpb_open_mpi(lua_State *L) {
   lua_pushinteger(L, st->tag_ub);
   lua_setfield(L, -2, "TAG_UB");
   /* in Lua over mp's: the collectives, communicators and ops (mpi_coll.lua),
-  ** whose argument checks go to the v-collectives (mpi_vcoll.lua);
+  ** whose argument checks go to the v-collectives (mpi_vcoll.lua) and
   ** groups (mpi_group.lua), whose helpers go to topologies (mpi_topo.lua);
   ** mp.exec{f, ..., schedule = seed} (mpi_sched.lua); last, regions named
   ** as MPI's around the Lua calls while tracing, and their names in the
   ** reports of waits (mpi_trace.lua, mpi_names.c) */
   int mpi = lua_gettop(L);
   run_glue(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", mpi, mpt, 0, 1); /* its checks: */
+  lua_pushvalue(L, -1);
   run_glue(L, mp_mpiv_lua, mp_mpiv_lua_len, "=mp.mpi.v", mpi, mpt, 1, 0); /* to mpi_vcoll */
-  run_glue(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", mpi, mpt, 0, 1);
+  run_glue(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", mpi, mpt, 1, 1);
   run_glue(L, mp_mpi_topo_lua, mp_mpi_topo_lua_len, "=mp.mpi.topo", mpi, mpt, 1, 0);
   run_glue(L, mp_mpi_sched_lua, mp_mpi_sched_lua_len, "=mp.mpi.sched", mpi, mpt, 0, 1);
   lua_setfield(L, LUA_REGISTRYINDEX, MPB_EXEC_OPTIONS);
