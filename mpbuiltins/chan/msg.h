@@ -18,6 +18,7 @@ enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL
        MPB_CH_MAP,     /* mp.mapper data, parameters and results */
        MPB_CH_DIST,    /* layout/, topo/: transposes, halos, neighbourhood collectives */
        MPB_CH_MPI,     /* mp.mpi: tagged messages and their acknowledgements (mpi/) */
+       MPB_CH_RMA,     /* mp.mpi: windows' lock requests, grants and releases (mpi/) */
        MPB_NCHAN };
 
 /* Control-channel message kinds (the MPI tag on the control communicator);

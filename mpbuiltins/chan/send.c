@@ -158,6 +158,16 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
   if (st->send_bytes > MPB_PENDING_MAX_BYTES) mpb_wait(L, st, mpb_sends_below_max, NULL, 0);
 }
 
+int mpb_send_quiet(mpb_state *st, int dst, int chan, const void *buf, size_t len) {
+  char *copy = len <= HEADER_MAX ? malloc(len ? len : 1) : NULL;
+  if (!copy) return mpb_mpi_note(st, MPI_ERR_NO_MEM, "a small send failed");
+  memcpy(copy, buf, len);
+  int rc = mpb_post_send(st, &st->sends, copy, len, copy, LUA_NOREF, dst, chan, st->user);
+  if (rc != MPI_SUCCESS) return mpb_mpi_note(st, rc, "a small send failed");
+  posted(st, dst, chan, copy, len);
+  return MPI_SUCCESS;
+}
+
 /* A small message goes to MPI straight from the encoding buffer. MPI copies
 ** an eager message out before MPI_Isend returns, so the request is complete
 ** at once, and nothing is allocated or copied: no copy, no record, no test

@@ -25,6 +25,10 @@ static inline void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,
 ** own, else copies it. */
 void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, size_t len,
                     int own);
+/* Send a small message (len bytes, header first, copied) to dst, another
+** rank, from where nothing may raise or wait (an arrival hook). Returns
+** MPI's code; a failure is also noted (raised by the next wait). */
+int mpb_send_quiet(mpb_state *st, int dst, int chan, const void *buf, size_t len);
 /* Send a received message on to dst unchanged, its parts in place (no copy);
 ** the sends made go to ids, as mpb_send's. m must outlive them: wait with
 ** mpb_sends_gone before freeing or decoding it. */

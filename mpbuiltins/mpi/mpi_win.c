@@ -37,35 +37,15 @@
 #include "chan/class.h"
 #include "coll/coll.h"
 #include "layout/file_io.h" /* mpb_file_etype: MPI's datatype of a dtype */
-#include "mpi/mpi.h"
+#include "mpi/mpi_win.h"
 #include "tasks/tasks.h"
 
 #define WIN_MT "mp.mpi.Win"
 
-enum { UNLOCKED, SHARED, EXCLUSIVE };
+typedef mpb_win win;
+typedef mpb_wins wins;
 
-typedef struct win {
-  struct win *next;             /* the task's windows, in creation order */
-  MPI_Win w;
-  MPI_Comm comm;                /* the members' (mpb_comm_mpi) */
-  int own_comm;
-  mpb_comm *c;                  /* anchored by ref[0] */
-  int ref[3];                   /* registry: the comm, the array, pending buffers (a table) */
-  int dtype, size, rank;        /* the comm's size and this rank in it */
-  MPI_Datatype etype;
-  int64_t *len;                 /* every member's element count */
-  int64_t *off;                 /* every member's bytes from the window's base to its data */
-  int esize;
-  int fenced;                   /* MPI_Win_fence called (a collective fact) */
-  int *lock;                    /* per target: UNLOCKED, SHARED, EXCLUSIVE */
-  int nlocks;
-  MPI_Request *req;             /* request-based operations under locks */
-  int *reqrank, nreq, capreq;
-} win;
-
-typedef struct { win *head, *tail; } wins;
-
-static wins *wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WIN]; }
+static wins *wins_of(mpb_state *st) { return mpb_wins_of(st); }
 
 /* ------------------------------------------------------------- helpers */
 
@@ -172,7 +152,7 @@ static MPI_Request *new_req(lua_State *L, mpb_state *st, win *w, int r, const ch
 }
 
 /* ------------------------------------------------------- the agreement */
-typedef struct { int64_t sig, n, off; } vote;
+typedef struct { int64_t sig, n, off, serial; } vote;
 
 /* Every member's vote on w's comm (an mplua collective: interruptible);
 ** raises on every member if the signatures differ. */
@@ -227,33 +207,47 @@ static void wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *fn
 }
 
 /* ------------------------------------------------------------ freeing */
-/* Release this rank's locks (no collective; remote completion is bounded,
-** see the top). Returns the first MPI error. */
-static int release_locks(win *w) {
+/* Give r's lock back: the operations under it complete here (the one
+** wait), then at r (MPI_Win_flush: bounded, see the top), then the
+** release goes to r's tables. */
+static void unlock_one(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+  wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
+  CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  mpb_winlock_release(st, w, r);
+}
+
+/* Close the access the locks use (MPI_Win_lock_all): what is still in
+** flight completes first (bounded: the targets' progress). */
+static int close_epoch(win *w) {
   int rc = MPI_SUCCESS;
-  for (int r = 0; r < w->size && w->nlocks; r++)
-    if (w->lock[r]) {
-      int rc2 = MPI_Win_unlock(r, w->w);
-      if (rc == MPI_SUCCESS) rc = rc2;
-      w->lock[r] = UNLOCKED, w->nlocks--;
-    }
   for (int i = 0; i < w->nreq; i++)
-    if (w->req[i] != MPI_REQUEST_NULL) MPI_Wait(&w->req[i], MPI_STATUS_IGNORE); /* complete now */
+    if (w->req[i] != MPI_REQUEST_NULL) {
+      int rc2 = MPI_Wait(&w->req[i], MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS) rc = rc2;
+    }
   w->nreq = 0;
+  if (w->epoch) {
+    int rc2 = MPI_Win_unlock_all(w->w);
+    if (rc == MPI_SUCCESS) rc = rc2;
+    w->epoch = 0;
+  }
   return rc;
 }
 
 /* The collective part, every member here: a closing fence, MPI_Win_free. */
 static int destroy(lua_State *L, win *w) {
-  int rc = MPI_SUCCESS, rc2;
-  if (w->fenced) rc = MPI_Win_fence(MPI_MODE_NOSUCCEED, w->w);
+  int rc = close_epoch(w), rc2;
+  if (w->fenced && (rc2 = MPI_Win_fence(MPI_MODE_NOSUCCEED, w->w)) != MPI_SUCCESS &&
+      rc == MPI_SUCCESS)
+    rc = rc2;
   if ((rc2 = MPI_Win_free(&w->w)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (w->own_comm && (rc2 = MPI_Comm_free(&w->comm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (L)
     for (int i = 0; i < 3; i++) luaL_unref(L, LUA_REGISTRYINDEX, w->ref[i]);
   free(w->len);
   free(w->off);
-  free(w->lock);
+  free(w->serial);
+  mpb_winlock_free(w);
   free(w->req);
   free(w->reqrank);
   return rc;
@@ -284,14 +278,14 @@ static void detach(lua_State *L, win *w) {
 /* Free w on this rank: its locks released, an agreement of the members,
 ** the collective part. */
 static void free_win(lua_State *L, mpb_state *st, win *w, const char *fname) {
-  int rc = release_locks(w);
-  if (rc != MPI_SUCCESS) mpi_fail(L, st, fname, rc, "MPI_Win_unlock");
-  vote mine = {w->dtype, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
+  for (int r = 0; r < w->size && w->nlocks; r++)
+    if (w->lock[r]) unlock_one(L, st, w, r, fname);
+  vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
   agree(L, st, w->c, fname, mine, all);
   lua_pop(L, 1);
   unlink_win(wins_of(st), w);
   detach(L, w);
-  rc = destroy(L, w);
+  int rc = destroy(L, w);
   free(w);
   if (rc != MPI_SUCCESS) mpi_fail(L, st, fname, rc, "MPI_Win_free");
 }
@@ -309,10 +303,9 @@ static void task_end(lua_State *L, mpb_state *st, int in_abort) {
   while (ws->head) free_win(L, st, ws->head, "mpi.Win_free");
 }
 
-/* The abort protocol, first thing: locks released. */
-static void on_abort(mpb_state *st) {
-  for (win *w = wins_of(st)->head; w; w = w->next) release_locks(w);
-}
+/* The abort protocol, first thing: every lock table cleared (no rank waits
+** for a lock in MPI: the others' tables are cleared by their own protocol). */
+static void on_abort(mpb_state *st) { mpb_winlock_clear_all(st); }
 
 /* The abort protocol, every rank in it: the windows left, in creation order. */
 static void aborted(lua_State *L, mpb_state *st) {
@@ -343,17 +336,22 @@ static int Win_create(lua_State *L) {
   ** aligned by 8 bytes: the window starts at the aligned address below the
   ** data (displacement unit 1), and every access adds its target's offset */
   uintptr_t base = (uintptr_t)a->data & ~(uintptr_t)15;
-  vote mine = {a->dtype, a->n, (int64_t)((uintptr_t)a->data - base)}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
+  wins *ws = wins_of(st);
+  vote mine = {a->dtype, a->n, (int64_t)((uintptr_t)a->data - base), ws->serials + 1},
+       *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
   agree(L, st, c, fname, mine, all);
   /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
   win *w = calloc(1, sizeof *w);
   if (!w) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
   w->len = malloc(sizeof *w->len * (size_t)c->size);
   w->off = malloc(sizeof *w->off * (size_t)c->size);
-  w->lock = calloc((size_t)c->size, sizeof *w->lock);
-  if (!w->len || !w->off || !w->lock) mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
-  for (int r = 0; r < c->size; r++) w->len[r] = all[r].n, w->off[r] = all[r].off;
+  w->serial = malloc(sizeof *w->serial * (size_t)c->size);
   w->c = c, w->dtype = a->dtype, w->size = c->size, w->rank = c->rank;
+  if (!w->len || !w->off || !w->serial || !mpb_winlock_alloc(w))
+    mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
+  for (int r = 0; r < c->size; r++)
+    w->len[r] = all[r].n, w->off[r] = all[r].off, w->serial[r] = (int32_t)all[r].serial;
+  ws->serials++;
   w->etype = mpb_file_etype(a->dtype);
   int rc = mpb_comm_mpi(st, c, &w->comm, &w->own_comm);
   w->esize = (int)mpb_dtype_size(a->dtype);
@@ -368,7 +366,6 @@ static int Win_create(lua_State *L) {
   w->ref[1] = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
   w->ref[2] = luaL_ref(L, LUA_REGISTRYINDEX);
-  wins *ws = wins_of(st);
   if (ws->tail) ws->tail->next = w;
   else ws->head = w;
   ws->tail = w;
@@ -478,8 +475,9 @@ static int Fence(lua_State *L) {
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
                fname, st->rank, st->size);
-  vote mine = {w->dtype, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
+  vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
   agree(L, st, w->c, fname, mine, all);
+  CHECK(close_epoch(w), "MPI_Win_unlock_all");
   CHECK(MPI_Win_fence(0, w->w), "MPI_Win_fence");
   w->fenced = 1;
   unpend(L, w);
@@ -493,17 +491,22 @@ static int Lock(lua_State *L) {
   MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = target_arg(L, st, w, 2, fname);
-  static const char *const kinds[] = {"exclusive", "shared", NULL};
-  int k = luaL_checkoption(L, 3, "exclusive", kinds);
+  const char *kind = lua_isnoneornil(L, 3) ? "exclusive" : lua_tostring(L, 3);
+  int k = kind && strcmp(kind, "exclusive") == 0 ? 0 : kind && strcmp(kind, "shared") == 0 ? 1 : -1;
+  if (k < 0)
+    luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " \"exclusive\" or \"shared\" "
+               "expected, got %s)", fname, st->rank, st->size, kind ? kind : luaL_typename(L, 3));
   if (w->lock[r])
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank already holds a lock on rank %d", fname,
                st->rank, st->size, r);
   if (w->fenced)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (Fence was called): "
                "fences and locks do not mix on one window", fname, st->rank, st->size);
-  CHECK(MPI_Win_lock(k == 0 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, r, 0, w->w), "MPI_Win_lock");
-  w->lock[r] = k == 0 ? EXCLUSIVE : SHARED;
-  w->nlocks++;
+  if (!w->epoch) {
+    CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w), "MPI_Win_lock_all");
+    w->epoch = 1;
+  }
+  mpb_winlock_acquire(L, st, w, r, k == 0 ? MPB_EXCLUSIVE : MPB_SHARED, fname);
   return 0;
 }
 
@@ -515,16 +518,14 @@ static int held(lua_State *L, mpb_state *st, win *w, const char *fname) {
   return r;
 }
 
-/* win:Unlock(rank): the requests in the one wait, then MPI_Win_unlock. */
+/* win:Unlock(rank): the requests in the one wait, MPI_Win_flush, the release. */
 static int Unlock(lua_State *L) {
   const char *fname = "mpi.Win_unlock";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
   win *w = check_win(L, st, fname);
   int r = held(L, st, w, fname);
-  wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
-  w->lock[r] = UNLOCKED, w->nlocks--;
-  CHECK(MPI_Win_unlock(r, w->w), "MPI_Win_unlock");
+  unlock_one(L, st, w, r, fname);
   if (!w->nlocks) unpend(L, w);
   return 0;
 }
@@ -572,6 +573,8 @@ void mpb_mpi_win_funcs(lua_State *L) {
   mpb_tasks *tk = mpb_tasks_of(st);
   mpb_task_on_end(L, st, task_end);
   tk->on_abort = on_abort;
+  ws->halted = -1;
+  mpb_winlock_open(st, ws);
   lua_newtable(L);
   lua_newtable(L);
   lua_pushliteral(L, "v");
