@@ -13,20 +13,21 @@
 ** (interruptible, aborted cleanly by a fault; it also exchanges the array
 ** lengths and checks the dtypes), and only then call MPI's collective
 ** (MPI_Win_create, MPI_Win_fence, MPI_Win_free), which every member now
-** reaches. Under a lock, the operations are request-based (MPI_Rput,
+** reaches. Locks are granted by mplua (mpi_winlock.c), never waited for
+** in MPI: the access is MPI_Win_lock_all(MPI_MODE_NOCHECK), taken at the
+** first Lock (it sends and waits for nothing) and closed before a Fence
+** and at Free. Under a lock, the operations are request-based (MPI_Rput,
 ** MPI_Rget, MPI_Raccumulate) and Unlock and Flush test them in the one wait
-** (abortable); MPI_Win_unlock / MPI_Win_flush then only wait for the
-** remote completion of operations whose data has left, which needs the
+** (abortable); MPI_Win_flush (and MPI_Win_unlock_all) then only wait for
+** the remote completion of operations whose data has left, which needs the
 ** target's MPI progress alone: every rank drives it, in its waits, in its
 ** count hook while it runs Lua (mpb_poll), and in the abort protocol.
-** MPI_Win_lock waits in MPICH until the lock is granted: a holder releases
-** it at its Unlock, at its task's end or first thing in the abort protocol.
 **
 ** Windows belong to their task: its end frees them on every member in
 ** creation order (an agreement, then MPI_Win_free), and the abort protocol
-** frees those left (locks released first thing, then, when every rank has
-** come into the protocol, a closing fence and MPI_Win_free in creation
-** order).
+** frees those left (lock tables cleared first thing, then, when every
+** rank has come into the protocol, MPI_Win_unlock_all, a closing fence and
+** MPI_Win_free in creation order).
 */
 #include <mpi.h>
 #include <stdio.h>
@@ -40,27 +41,26 @@
 #include "mpi/mpi_win.h"
 #include "tasks/tasks.h"
 
-#define WIN_MT "mp.mpi.Win"
 
 typedef mpb_win win;
 typedef mpb_wins wins;
 
 static wins *wins_of(mpb_state *st) { return mpb_wins_of(st); }
 
+#define CHECK MPB_WIN_CHECK
+
 /* ------------------------------------------------------------- helpers */
 
-static void mpi_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what) {
+void mpb_win_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what) {
   char s[MPI_MAX_ERROR_STRING];
   int len = 0;
   if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", rc);
   luaL_error(L, "mp.%s: " MPB_RANKFMT " %s failed: %s", fname, st->rank, st->size, what, s);
 
 }
-#define CHECK(call, what) do { int rc_ = (call); \
-    if (rc_ != MPI_SUCCESS) mpi_fail(L, st, fname, rc_, what); } while (0)
 
-static win *check_win(lua_State *L, mpb_state *st, const char *fname) {
-  win **h = luaL_testudata(L, 1, WIN_MT);
+win *mpb_win_check(lua_State *L, mpb_state *st, const char *fname) {
+  win **h = luaL_testudata(L, 1, MPB_WIN_MT);
   if (!h)
     luaL_error(L, "bad argument #1 to 'mp.%s' (" MPB_RANKFMT " window expected, got %s)", fname,
                st->rank, st->size, luaL_typename(L, 1));
@@ -70,7 +70,7 @@ static win *check_win(lua_State *L, mpb_state *st, const char *fname) {
   return *h;
 }
 
-static int target_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
+int mpb_win_target(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
   int ok;
   lua_Integer r = lua_tointegerx(L, idx, &ok);
   if (!ok)
@@ -83,7 +83,7 @@ static int target_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *
 }
 
 /* The displacement at idx of n elements at target r, checked against r's array. */
-static int64_t disp_arg(lua_State *L, mpb_state *st, win *w, int idx, int r, int64_t n,
+int64_t mpb_win_disp(lua_State *L, mpb_state *st, win *w, int idx, int r, int64_t n,
                         const char *fname) {
   int ok;
   lua_Integer d = lua_tointegerx(L, idx, &ok);
@@ -106,7 +106,7 @@ static mpb_array *array_arg(lua_State *L, mpb_state *st, int idx, const char *fn
   return a;
 }
 
-static mpb_array *data_arg(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
+mpb_array *mpb_win_data(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
   mpb_array *a = array_arg(L, st, idx, fname);
   if (a->dtype != w->dtype)
     luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s array, the window holds %s)",
@@ -118,26 +118,26 @@ static mpb_array *data_arg(lua_State *L, mpb_state *st, win *w, int idx, const c
 }
 
 /* An operation on target r needs an access epoch: a fence's or r's lock. */
-static void epoch_check(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+void mpb_win_epoch(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
   if (!w->fenced && !w->lock[r])
     luaL_error(L, "mp.%s: " MPB_RANKFMT " no access epoch on rank %d: call Fence() or "
                "Lock(%d) first", fname, st->rank, st->size, r, r);
 }
 
 /* Keep the array at idx alive until the epoch completes it. */
-static void pend(lua_State *L, win *w, int idx) {
+void mpb_win_pend(lua_State *L, win *w, int idx) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, w->ref[2]);
   lua_pushvalue(L, idx);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
   lua_pop(L, 1);
 }
 
-static void unpend(lua_State *L, win *w) {
+void mpb_win_unpend(lua_State *L, win *w) {
   lua_newtable(L);
   lua_rawseti(L, LUA_REGISTRYINDEX, w->ref[2]);
 }
 
-static MPI_Request *new_req(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+MPI_Request *mpb_win_new_req(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
   if (w->nreq == w->capreq) {
     int cap = w->capreq ? 2 * w->capreq : 8;
     MPI_Request *q = realloc(w->req, sizeof *q * (size_t)cap);
@@ -193,29 +193,21 @@ static void drop_reqs(win *w, int r) {
 }
 
 /* Wait in the one wait (abortable) for the operations to r (-1: all). */
-static void wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *fname,
+void mpb_win_wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *fname,
                       const char *op) {
   pending p = {w, r, MPI_SUCCESS};
   if (!reqs_done(st, &p)) {
     char desc[64];
-    snprintf(desc, sizeof desc, "%s(rank %d)", op, r);
+    if (r >= 0) snprintf(desc, sizeof desc, "%s(rank %d)", op, r);
+    else snprintf(desc, sizeof desc, "%s", op);
     mpb_waitdesc d = {desc, -1, 0, 0};
     mpb_wait_described(L, st, reqs_done, &p, &d);
   }
-  if (p.rc != MPI_SUCCESS) mpi_fail(L, st, fname, p.rc, "an RMA operation");
+  if (p.rc != MPI_SUCCESS) mpb_win_fail(L, st, fname, p.rc, "an RMA operation");
   drop_reqs(w, r);
 }
 
 /* ------------------------------------------------------------ freeing */
-/* Give r's lock back: the operations under it complete here (the one
-** wait), then at r (MPI_Win_flush: bounded, see the top), then the
-** release goes to r's tables. */
-static void unlock_one(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
-  wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
-  CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
-  mpb_winlock_release(st, w, r);
-}
-
 /* Close the access the locks use (MPI_Win_lock_all): what is still in
 ** flight completes first (bounded: the targets' progress). */
 static int close_epoch(win *w) {
@@ -279,7 +271,7 @@ static void detach(lua_State *L, win *w) {
 ** the collective part. */
 static void free_win(lua_State *L, mpb_state *st, win *w, const char *fname) {
   for (int r = 0; r < w->size && w->nlocks; r++)
-    if (w->lock[r]) unlock_one(L, st, w, r, fname);
+    if (w->lock[r]) mpb_win_unlock_one(L, st, w, r, fname);
   vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
   agree(L, st, w->c, fname, mine, all);
   lua_pop(L, 1);
@@ -287,7 +279,7 @@ static void free_win(lua_State *L, mpb_state *st, win *w, const char *fname) {
   detach(L, w);
   int rc = destroy(L, w);
   free(w);
-  if (rc != MPI_SUCCESS) mpi_fail(L, st, fname, rc, "MPI_Win_free");
+  if (rc != MPI_SUCCESS) mpb_win_fail(L, st, fname, rc, "MPI_Win_free");
 }
 
 static void aborted(lua_State *L, mpb_state *st);
@@ -371,7 +363,7 @@ static int Win_create(lua_State *L) {
   ws->tail = w;
   win **h = lua_newuserdatauv(L, sizeof *h, 0);
   *h = w;
-  luaL_setmetatable(L, WIN_MT);
+  luaL_setmetatable(L, MPB_WIN_MT);
   lua_getfield(L, LUA_REGISTRYINDEX, HANDLES);
   lua_pushvalue(L, -2);
   lua_rawsetp(L, -2, w);
@@ -384,16 +376,16 @@ static int Put(lua_State *L) {
   const char *fname = "mpi.Put";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  mpb_array *a = data_arg(L, st, w, 2, fname);
-  int r = target_arg(L, st, w, 3, fname);
-  int64_t d = disp_arg(L, st, w, 4, r, a->n, fname);
-  epoch_check(L, st, w, r, fname);
+  win *w = mpb_win_check(L, st, fname);
+  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
+  int r = mpb_win_target(L, st, w, 3, fname);
+  int64_t d = mpb_win_disp(L, st, w, 4, r, a->n, fname);
+  mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
   if (w->lock[r]) CHECK(MPI_Rput(a->data, n, w->etype, r, d, n, w->etype, w->w,
-                                 new_req(L, st, w, r, fname)), "MPI_Rput");
+                                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rput");
   else CHECK(MPI_Put(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Put");
-  pend(L, w, 2);
+  mpb_win_pend(L, w, 2);
   return 0;
 }
 
@@ -402,8 +394,8 @@ static int Get(lua_State *L) {
   const char *fname = "mpi.Get";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  int r = target_arg(L, st, w, 2, fname);
+  win *w = mpb_win_check(L, st, fname);
+  int r = mpb_win_target(L, st, w, 2, fname);
   mpb_array *a;
   if (lua_isinteger(L, 4)) {
     lua_Integer n = lua_tointeger(L, 4);
@@ -418,17 +410,39 @@ static int Get(lua_State *L) {
       luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count or contiguous mp.Array "
                  "expected, got %s)", fname, st->rank, st->size, luaL_typename(L, 4));
     lua_settop(L, 4);
-    a = data_arg(L, st, w, 4, fname);
+    a = mpb_win_data(L, st, w, 4, fname);
     lua_pushvalue(L, 4);
   }
-  int64_t d = disp_arg(L, st, w, 3, r, a->n, fname);
-  epoch_check(L, st, w, r, fname);
+  int64_t d = mpb_win_disp(L, st, w, 3, r, a->n, fname);
+  mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
   if (w->lock[r]) CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w,
-                                 new_req(L, st, w, r, fname)), "MPI_Rget");
+                                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rget");
   else CHECK(MPI_Get(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Get");
-  pend(L, w, 5);
+  mpb_win_pend(L, w, 5);
   return 1;
+}
+
+static const char *const op_names[] = {"sum", "prod", "min", "max", "band", "bor", "land",
+                                       "lor", "replace", "no_op", NULL};
+
+MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const win *w, int idx, const char *fname,
+                  int no_op) {
+  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_LAND,
+                               MPI_LOR, MPI_REPLACE, MPI_NO_OP};
+  const char *s = lua_tostring(L, idx);
+  int k = 0;
+  while (s && op_names[k] && strcmp(op_names[k], s) != 0) k++;
+  if (!s || !op_names[k] || (k == 9 && !no_op))
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " op expected (mpi.SUM, PROD, MIN, "
+               "MAX, BAND, BOR, LAND, LOR, REPLACE%s), got %s)", idx, fname, st->rank, st->size,
+               no_op ? " or NO_OP" : "", s ? s : luaL_typename(L, idx));
+  int integral = w->dtype == MPB_I64 || w->dtype == MPB_I32 || w->dtype == MPB_U8;
+  int complex = w->dtype == MPB_C64 || w->dtype == MPB_C128;
+  if ((k >= 4 && k <= 7 && !integral) || ((k == 2 || k == 3) && complex))
+    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " op '%s' does not apply to %s)",
+               idx, fname, st->rank, st->size, op_names[k], mpb_dtype_name(w->dtype));
+  return ops[k];
 }
 
 /* win:Accumulate(a, rank, disp, op) */
@@ -436,33 +450,18 @@ static int Accumulate(lua_State *L) {
   const char *fname = "mpi.Accumulate";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  mpb_array *a = data_arg(L, st, w, 2, fname);
-  int r = target_arg(L, st, w, 3, fname);
-  int64_t d = disp_arg(L, st, w, 4, r, a->n, fname);
-  static const char *const names[] = {"sum", "prod", "min", "max", "band", "bor", "land", "lor",
-                                      "replace", NULL};
-  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_LAND,
-                               MPI_LOR, MPI_REPLACE};
-  const char *s = lua_tostring(L, 5);
-  int k = 0;
-  while (s && names[k] && strcmp(names[k], s) != 0) k++;
-  if (!s || !names[k])
-    luaL_error(L, "bad argument #5 to 'mp.%s' (" MPB_RANKFMT " op expected (mpi.SUM, PROD, MIN, "
-               "MAX, BAND, BOR, LAND, LOR or REPLACE), got %s)", fname, st->rank, st->size,
-               s ? s : luaL_typename(L, 5));
-  int integral = w->dtype == MPB_I64 || w->dtype == MPB_I32 || w->dtype == MPB_U8;
-  int complex = w->dtype == MPB_C64 || w->dtype == MPB_C128;
-  if ((k >= 4 && k <= 7 && !integral) || ((k == 2 || k == 3) && complex))
-    luaL_error(L, "bad argument #5 to 'mp.%s' (" MPB_RANKFMT " op '%s' does not apply to %s)",
-               fname, st->rank, st->size, names[k], mpb_dtype_name(w->dtype));
-  epoch_check(L, st, w, r, fname);
+  win *w = mpb_win_check(L, st, fname);
+  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
+  int r = mpb_win_target(L, st, w, 3, fname);
+  int64_t d = mpb_win_disp(L, st, w, 4, r, a->n, fname);
+  MPI_Op op = mpb_win_op(L, st, w, 5, fname, 0);
+  mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
-  if (w->lock[r]) CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, ops[k], w->w,
-                                        new_req(L, st, w, r, fname)), "MPI_Raccumulate");
-  else CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, ops[k], w->w),
+  if (w->lock[r]) CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, op, w->w,
+                                        mpb_win_new_req(L, st, w, r, fname)), "MPI_Raccumulate");
+  else CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, op, w->w),
              "MPI_Accumulate");
-  pend(L, w, 2);
+  mpb_win_pend(L, w, 2);
   return 0;
 }
 
@@ -471,7 +470,7 @@ static int Fence(lua_State *L) {
   const char *fname = "mpi.Win_fence";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
+  win *w = mpb_win_check(L, st, fname);
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
                fname, st->rank, st->size);
@@ -480,65 +479,7 @@ static int Fence(lua_State *L) {
   CHECK(close_epoch(w), "MPI_Win_unlock_all");
   CHECK(MPI_Win_fence(0, w->w), "MPI_Win_fence");
   w->fenced = 1;
-  unpend(L, w);
-  return 0;
-}
-
-/* win:Lock(rank [, "exclusive" | "shared"]) */
-static int Lock(lua_State *L) {
-  const char *fname = "mpi.Win_lock";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  int r = target_arg(L, st, w, 2, fname);
-  const char *kind = lua_isnoneornil(L, 3) ? "exclusive" : lua_tostring(L, 3);
-  int k = kind && strcmp(kind, "exclusive") == 0 ? 0 : kind && strcmp(kind, "shared") == 0 ? 1 : -1;
-  if (k < 0)
-    luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " \"exclusive\" or \"shared\" "
-               "expected, got %s)", fname, st->rank, st->size, kind ? kind : luaL_typename(L, 3));
-  if (w->lock[r])
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank already holds a lock on rank %d", fname,
-               st->rank, st->size, r);
-  if (w->fenced)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (Fence was called): "
-               "fences and locks do not mix on one window", fname, st->rank, st->size);
-  if (!w->epoch) {
-    CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w), "MPI_Win_lock_all");
-    w->epoch = 1;
-  }
-  mpb_winlock_acquire(L, st, w, r, k == 0 ? MPB_EXCLUSIVE : MPB_SHARED, fname);
-  return 0;
-}
-
-static int held(lua_State *L, mpb_state *st, win *w, const char *fname) {
-  int r = target_arg(L, st, w, 2, fname);
-  if (!w->lock[r])
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on rank %d", fname, st->rank,
-               st->size, r);
-  return r;
-}
-
-/* win:Unlock(rank): the requests in the one wait, MPI_Win_flush, the release. */
-static int Unlock(lua_State *L) {
-  const char *fname = "mpi.Win_unlock";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  int r = held(L, st, w, fname);
-  unlock_one(L, st, w, r, fname);
-  if (!w->nlocks) unpend(L, w);
-  return 0;
-}
-
-/* win:Flush(rank) */
-static int Flush(lua_State *L) {
-  const char *fname = "mpi.Win_flush";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
-  int r = held(L, st, w, fname);
-  wait_reqs(L, st, w, r, fname, "mpi.Win_flush");
-  CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  mpb_win_unpend(L, w);
   return 0;
 }
 
@@ -547,7 +488,7 @@ static int Free(lua_State *L) {
   const char *fname = "mpi.Win_free";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
-  win *w = check_win(L, st, fname);
+  win *w = mpb_win_check(L, st, fname);
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
                fname, st->rank, st->size);
@@ -582,13 +523,18 @@ void mpb_mpi_win_funcs(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, HANDLES);
   static const luaL_Reg methods[] = {
-      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Lock", Lock},
-      {"Unlock", Unlock}, {"Flush", Flush}, {"Free", Free}, {NULL, NULL}};
+      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Free", Free},
+      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", win_tostring}, {NULL, NULL}};
-  mpb_class(L, WIN_MT, methods, NULL, meta);
+  mpb_class_begin(L, MPB_WIN_MT, methods);
+  mpb_winlock_methods(L);
+  mpb_winatomic_methods(L);
+  mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
   lua_pushcclosure(L, Win_create, 1);
   lua_setfield(L, -2, "Win_create");
   lua_pushliteral(L, "replace");
   lua_setfield(L, -2, "REPLACE");
+  lua_pushliteral(L, "no_op");
+  lua_setfield(L, -2, "NO_OP");
 }

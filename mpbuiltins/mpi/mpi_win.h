@@ -6,6 +6,7 @@
 #ifndef MPB_MPI_WIN_H
 #define MPB_MPI_WIN_H
 
+#include "array/array.h"
 #include "mpi/mpi.h"
 
 enum { MPB_UNLOCKED, MPB_SHARED, MPB_EXCLUSIVE };
@@ -37,6 +38,7 @@ typedef struct mpb_win {
   int *lock;                    /* per target: MPB_UNLOCKED, SHARED, EXCLUSIVE (held) */
   int *granted;                 /* per target: its grant has come (set by the arrival hook) */
   int nlocks;
+  int all;                      /* the locks are Lock_all's */
   mpb_lockmgr mgr;              /* this rank's locks, as their target */
   MPI_Request *req;             /* request-based operations under locks */
   int *reqrank, nreq, capreq;
@@ -52,21 +54,53 @@ typedef struct mpb_wins {
 
 static inline mpb_wins *mpb_wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WIN]; }
 
+#define MPB_WIN_MT "mp.mpi.Win"
+
+/* ---------------------------------------------------------- mpi_win.c */
+/* Raise "mp.fname: [rank r/n] what failed: <MPI's words>". */
+void mpb_win_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what);
+#define MPB_WIN_CHECK(call, what) do { int rc_ = (call); \
+    if (rc_ != MPI_SUCCESS) mpb_win_fail(L, st, fname, rc_, what); } while (0)
+/* Arguments, checked: the window at 1 (not freed), a target rank, the
+** displacement of n elements at target r (bytes from its base), an array of
+** the window's dtype, an op (no_op: MPI_NO_OP allowed). */
+mpb_win *mpb_win_check(lua_State *L, mpb_state *st, const char *fname);
+int mpb_win_target(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
+int64_t mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, int64_t n,
+                     const char *fname);
+mpb_array *mpb_win_data(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
+MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const mpb_win *w, int idx, const char *fname,
+                  int no_op);
+/* Raise unless target r is in an access epoch (a fence's or r's lock). */
+void mpb_win_epoch(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Keep the value at idx alive until the epoch ends / the epoch ended. */
+void mpb_win_pend(lua_State *L, mpb_win *w, int idx);
+void mpb_win_unpend(lua_State *L, mpb_win *w);
+/* A new request slot for an operation to r (completed by wait_reqs). */
+MPI_Request *mpb_win_new_req(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Wait in the one wait for the operations to r (-1: all); op names the wait. */
+void mpb_win_wait_reqs(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname,
+                       const char *op);
+
 /* ------------------------------------------------------ mpi_winlock.c */
+/* Lock, Unlock, Flush, Lock_all, Unlock_all, Flush_all into the methods
+** table on top. */
+void mpb_winlock_methods(lua_State *L);
+/* Give r's lock back: its operations complete here and at r, then the
+** release. */
+void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Allocate w's tables (size members); 0: no memory. */
 int mpb_winlock_alloc(mpb_win *w);
 void mpb_winlock_free(mpb_win *w);
 /* Take the arrival hook: lock messages are handled as they arrive, also
 ** while this rank computes (the count hook polls) or waits for anything. */
 void mpb_winlock_open(mpb_state *st, mpb_wins *ws);
-/* Ask target r for a lock of kind and wait for the grant in the one wait
-** (interruptible, described as mpi.Win_lock(rank r, kind)). */
-void mpb_winlock_acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind,
-                         const char *fname);
-/* Give r's lock back (the operations under it complete remotely first). */
-void mpb_winlock_release(mpb_state *st, mpb_win *w, int r);
 /* Forget every lock of the task's windows, held or granted, on both sides
 ** (the abort protocol: every rank clears its own tables). */
 void mpb_winlock_clear_all(mpb_state *st);
+
+/* ---------------------------------------------------- mpi_winatomic.c */
+/* Fetch_and_op, Compare_and_swap, Get_accumulate into the methods table. */
+void mpb_winatomic_methods(lua_State *L);
 
 #endif

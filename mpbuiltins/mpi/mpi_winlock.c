@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
 #include "chan/send.h"
 #include "chan/wait.h"
 #include "mpi/mpi_win.h"
@@ -134,35 +135,49 @@ void mpb_winlock_open(mpb_state *st, mpb_wins *ws) {
   st->on_arrival = arrived;
 }
 
-typedef struct { mpb_win *w; int r; } want;
+/* ------------------------------------------------------ the origin */
+typedef struct { mpb_win *w; int r; } want; /* r: a target, or -1: every one */
 
 static int granted(mpb_state *st, void *ud) {
   (void)st;
   want *x = ud;
-  return x->w->granted[x->r];
+  if (x->r >= 0) return x->w->granted[x->r];
+  for (int r = 0; r < x->w->size; r++)
+    if (!x->w->granted[r]) return 0;
+  return 1;
 }
 
-void mpb_winlock_acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind,
-                         const char *fname) {
-  (void)fname;
-  w->granted[r] = 0;
-  post(st, w, r, kind);
+/* Ask target r (-1: every member) for a lock of kind, then wait for the
+** grants in the one wait (interruptible; described as the MPI call). */
+static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind,
+                    const char *fname) {
+  if (!w->epoch) {
+    MPB_WIN_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w), "MPI_Win_lock_all");
+    w->epoch = 1;
+  }
+  int lo = r >= 0 ? r : 0, hi = r >= 0 ? r : w->size - 1;
+  for (int t = lo; t <= hi; t++) w->granted[t] = 0;
+  for (int t = lo; t <= hi; t++) post(st, w, t, kind);
   want x = {w, r};
-  if (!w->granted[r]) {
+  if (!granted(st, &x)) {
     char desc[48];
-    snprintf(desc, sizeof desc, "mpi.Win_lock(rank %d, %s)", r,
-             kind == MPB_EXCLUSIVE ? "exclusive" : "shared");
+    if (r >= 0)
+      snprintf(desc, sizeof desc, "mpi.Win_lock(rank %d, %s)", r,
+               kind == MPB_EXCLUSIVE ? "exclusive" : "shared");
+    else
+      snprintf(desc, sizeof desc, "mpi.Win_lock_all");
     mpb_waitdesc d = {desc, -1, 0, 0};
     mpb_wait_described(L, st, granted, &x, &d);
   }
-  w->granted[r] = 0;
-  w->lock[r] = kind;
-  w->nlocks++;
+  for (int t = lo; t <= hi; t++) w->granted[t] = 0, w->lock[t] = kind, w->nlocks++;
 }
 
-void mpb_winlock_release(mpb_state *st, mpb_win *w, int r) {
+void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname) {
+  mpb_win_wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
+  MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
   w->lock[r] = MPB_UNLOCKED;
   w->nlocks--;
+  if (!w->nlocks) w->all = 0;
   post(st, w, r, OP_RELEASE);
 }
 
@@ -174,7 +189,124 @@ void mpb_winlock_clear_all(mpb_state *st) {
     memset(w->lock, 0, n * sizeof *w->lock);
     memset(w->granted, 0, n * sizeof *w->granted);
     memset(w->mgr.held, 0, n * sizeof *w->mgr.held);
-    w->nlocks = 0;
+    w->nlocks = 0, w->all = 0;
     w->mgr.nshared = 0, w->mgr.excl = -1, w->mgr.nq = 0;
   }
+}
+
+/* ------------------------------------------------------------- calls */
+static void lockable(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
+  if (w->fenced)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (Fence was called): "
+               "fences and locks do not mix on one window", fname, st->rank, st->size);
+  if (w->all)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds the locks of Lock_all: Unlock_all "
+               "first", fname, st->rank, st->size);
+}
+
+/* win:Lock(rank [, "exclusive" | "shared"]) */
+static int Lock(lua_State *L) {
+  const char *fname = "mpi.Win_lock";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  int r = mpb_win_target(L, st, w, 2, fname);
+  const char *kind = lua_isnoneornil(L, 3) ? "exclusive" : lua_tostring(L, 3);
+  int k = kind && strcmp(kind, "exclusive") == 0 ? MPB_EXCLUSIVE
+        : kind && strcmp(kind, "shared") == 0 ? MPB_SHARED : MPB_UNLOCKED;
+  if (!k)
+    luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " \"exclusive\" or \"shared\" "
+               "expected, got %s)", fname, st->rank, st->size, kind ? kind : luaL_typename(L, 3));
+  lockable(L, st, w, fname);
+  if (w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank already holds a lock on rank %d", fname,
+               st->rank, st->size, r);
+  acquire(L, st, w, r, k, fname);
+  return 0;
+}
+
+/* win:Lock_all(): a shared lock on every member */
+static int Lock_all(lua_State *L) {
+  const char *fname = "mpi.Win_lock_all";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  lockable(L, st, w, fname);
+  if (w->nlocks)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
+               fname, st->rank, st->size);
+  acquire(L, st, w, -1, MPB_SHARED, fname);
+  w->all = 1;
+  return 0;
+}
+
+/* The target at 2, which this rank holds a lock on (not Lock_all's). */
+static int held(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
+  int r = mpb_win_target(L, st, w, 2, fname);
+  if (!w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on rank %d", fname, st->rank,
+               st->size, r);
+  return r;
+}
+
+/* win:Unlock(rank): the requests in the one wait, MPI_Win_flush, the release. */
+static int Unlock(lua_State *L) {
+  const char *fname = "mpi.Win_unlock";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  int r = held(L, st, w, fname);
+  if (w->all)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " the locks are Lock_all's: Unlock_all releases them",
+               fname, st->rank, st->size);
+  mpb_win_unlock_one(L, st, w, r, fname);
+  if (!w->nlocks) mpb_win_unpend(L, w);
+  return 0;
+}
+
+/* win:Unlock_all() */
+static int Unlock_all(lua_State *L) {
+  const char *fname = "mpi.Win_unlock_all";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  if (!w->all)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no Lock_all on the window", fname,
+               st->rank, st->size);
+  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
+  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+  for (int r = 0; r < w->size; r++) {
+    w->lock[r] = MPB_UNLOCKED;
+    post(st, w, r, OP_RELEASE);
+  }
+  w->nlocks = 0, w->all = 0;
+  mpb_win_unpend(L, w);
+  return 0;
+}
+
+/* win:Flush(rank) */
+static int Flush(lua_State *L) {
+  const char *fname = "mpi.Win_flush";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  int r = held(L, st, w, fname);
+  mpb_win_wait_reqs(L, st, w, r, fname, fname);
+  MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  return 0;
+}
+
+/* win:Flush_all() */
+static int Flush_all(lua_State *L) {
+  const char *fname = "mpi.Win_flush_all";
+  mpb_state *st = mpb_get(L);
+  mpb_win *w = mpb_win_check(L, st, fname);
+  if (!w->nlocks)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on the window", fname,
+               st->rank, st->size);
+  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
+  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+  return 0;
+}
+
+void mpb_winlock_methods(lua_State *L) {
+  static const luaL_Reg methods[] = {
+      {"Lock", Lock}, {"Unlock", Unlock}, {"Flush", Flush}, {"Lock_all", Lock_all},
+      {"Unlock_all", Unlock_all}, {"Flush_all", Flush_all}, {NULL, NULL}};
+  luaL_setfuncs(L, methods, 0);
 }

@@ -105,7 +105,66 @@ mp.exec(function()
   fails("mp.mpi.Win_free: " .. R .. " this rank holds a lock", w.Free, w)
   w:Unlock(0)
   fails("mp.mpi.Win_flush: " .. R .. " this rank holds no lock on rank 0", w.Flush, w, 0)
+  fails("mp.mpi.Win_flush_all: " .. R .. " this rank holds no lock", w.Flush_all, w)
+  fails("mp.mpi.Win_unlock_all: " .. R .. " this rank holds no Lock_all", w.Unlock_all, w)
+  w:Lock_all()
+  fails("mp.mpi.Win_lock: " .. R .. " this rank holds the locks of Lock_all", w.Lock, w, 0)
+  fails("mp.mpi.Win_unlock: " .. R .. " the locks are Lock_all's", w.Unlock, w, 0)
+  fails("bad argument #2 to 'mp.mpi.Fetch_and_op' %(" .. R .. " one element expected, got 2",
+        w.Fetch_and_op, w, mp.array("f64", 2), 0, 0, mp.mpi.SUM)
+  fails("bad argument #5 to 'mp.mpi.Fetch_and_op' %(" .. R .. " op expected",
+        w.Fetch_and_op, w, mp.array("f64", 1), 0, 0, "xor")
+  fails("bad argument #5 to 'mp.mpi.Accumulate' %(" .. R .. " op expected %(.-REPLACE%), got no_op",
+        w.Accumulate, w, mp.array("f64", 1), 0, 0, mp.mpi.NO_OP)
+  fails("mp.mpi.Compare_and_swap: " .. R .. " the window holds f64: compare%-and%-swap needs an integer",
+        w.Compare_and_swap, w, mp.array("f64", 1), mp.array("f64", 1), 0, 0)
+  fails("bad argument #6 to 'mp.mpi.Get_accumulate' %(" .. R .. " 1 elements expected, got 2",
+        w.Get_accumulate, w, mp.array("f64", 1), 0, 0, mp.mpi.SUM, mp.array("f64", 2))
+  w:Unlock_all()
 end)
+
+-- Lock_all, Fetch_and_op (a shared counter: every old value once),
+-- Compare_and_swap (one winner), Get_accumulate, Flush_all; the atomics
+-- under a fence too
+mp.exec(function(rounds)
+  local mpi, me, size = mp.mpi, mp.rank, mp.size
+  local a = mp.array("i64", 4)
+  local w = mpi.Win_create(a)
+  local one, sum = mp.array("i64", {1}), 0
+  for _ = 1, rounds do
+    w:Lock(0, "shared")                  -- Fetch_and_op is atomic: shared is enough
+    local old = w:Fetch_and_op(one, 0, 0, mpi.SUM)
+    w:Unlock(0)
+    sum = sum + old[1]
+  end
+  local total = rounds * size            -- the olds are 0 .. total - 1, each once
+  assert(mpi.Allreduce(sum, mpi.SUM) == total * (total - 1) // 2, "fetch-and-add olds")
+  w:Lock_all()
+  local old = w:Compare_and_swap(mp.array("i64", {me + 1}), mp.array("i64", {0}), 0, 1)
+  local g = w:Get_accumulate(mp.array("i64", {10, 100}), size - 1, 2, mpi.SUM)
+  local peek = w:Fetch_and_op(one, 0, 0, mpi.NO_OP)
+  w:Flush_all()
+  assert(peek[1] == total, "no_op " .. peek[1])
+  w:Unlock_all()
+  assert(mpi.Allreduce(old[1] == 0 and 1 or 0, mpi.SUM) == 1, "one compare-and-swap wins")
+  assert(g[1] % 10 == 0 and g[1] < 10 * size and g[2] == 10 * g[1], "get_accumulate old")
+  mp.barrier()
+  if me == 0 then assert(a[2] >= 1 and a[2] <= size, "the winner " .. a[2]) end
+  if me == size - 1 then assert(a[3] == 10 * size and a[4] == 100 * size, "sums " .. a[4]) end
+  w:Lock_all()
+  local final = w:Get_accumulate(mp.array("i64", 4), 0, 0, mpi.NO_OP)
+  w:Unlock_all()
+  assert(final[1] == total, "read by get_accumulate " .. final[1])
+  mp.barrier()
+  -- a fence epoch on another window
+  local b = mp.array("f64", 1)
+  local v = mpi.Win_create(b)
+  v:Fence()
+  local f = v:Fetch_and_op(mp.array("f64", {1}), 0, 0, mpi.SUM)
+  v:Fence()
+  assert(f[1] >= 0 and f[1] < size)
+  if me == 0 then assert(b[1] == size) end
+end, rounds)
 
 -- a lock still held at the task's end is given back there: the next task
 -- locks at once
