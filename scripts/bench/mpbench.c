@@ -156,6 +156,36 @@ static int putfence(lua_State *L) {
   return 1;
 }
 
+/* bench.lockput(iters, bytes): every rank locks its right neighbour's window
+** exclusively, MPI_Puts bytes, unlocks (the raw floor of win:Lock + Put +
+** Unlock, whose locks mplua grants). */
+static int lockput(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1);
+  int n = (int)luaL_checkinteger(L, 2) / 8;
+  MPI_Comm c = mplua_comm(L);
+  int me, size;
+  MPI_Comm_rank(c, &me);
+  MPI_Comm_size(c, &size);
+  double *a = calloc((size_t)n + 1, sizeof *a), *src = calloc((size_t)n + 1, sizeof *src);
+  MPI_Win w;
+  MPI_Win_create(a, (MPI_Aint)n * 8, 8, MPI_INFO_NULL, c, &w);
+  MPI_Barrier(c);
+  double t = MPI_Wtime();
+  int right = (me + 1) % size;
+  for (int i = 0; i < iters; i++) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, w);
+    MPI_Put(src, n, MPI_DOUBLE, right, 0, n, MPI_DOUBLE, w);
+    MPI_Win_unlock(right, w);
+  }
+  t = MPI_Wtime() - t;
+  MPI_Barrier(c);
+  MPI_Win_free(&w);
+  free(a);
+  free(src);
+  lua_pushnumber(L, t / iters);
+  return 1;
+}
+
 /* bench.barrier(iters): MPI_Barrier, the raw floor for a task round trip. */
 static int barrier(lua_State *L) {
   int iters = (int)luaL_checkinteger(L, 1);
@@ -212,7 +242,7 @@ static int open_bench(lua_State *L) {
                                    {"allreduce", allreduce}, {"iallreduce", iallreduce},
                                    {"barrier", barrier},
                                    {"gather", gather}, {"bcast", bcast},
-                                   {"putfence", putfence},
+                                   {"putfence", putfence}, {"lockput", lockput},
                                    {NULL, NULL}};
   luaL_newlib(L, funcs);
   return 1;
