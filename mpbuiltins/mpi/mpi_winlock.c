@@ -261,6 +261,12 @@ static int Unlock(lua_State *L) {
   return 0;
 }
 
+/* Every operation complete here (the one wait), then at its target. */
+static void flush_all(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
+  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
+  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+}
+
 /* win:Unlock_all() */
 static int Unlock_all(lua_State *L) {
   const char *fname = "mpi.Win_unlock_all";
@@ -269,8 +275,7 @@ static int Unlock_all(lua_State *L) {
   if (!w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no Lock_all on the window", fname,
                st->rank, st->size);
-  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
-  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+  flush_all(L, st, w, fname);
   for (int r = 0; r < w->size; r++) {
     w->lock[r] = MPB_UNLOCKED;
     post(st, w, r, OP_RELEASE);
@@ -299,8 +304,7 @@ static int Flush_all(lua_State *L) {
   if (!w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on the window", fname,
                st->rank, st->size);
-  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
-  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+  flush_all(L, st, w, fname);
   return 0;
 }
 
