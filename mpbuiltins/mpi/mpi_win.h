@@ -78,9 +78,10 @@ void mpb_win_pend(lua_State *L, mpb_win *w, int idx);
 void mpb_win_unpend(lua_State *L, mpb_win *w);
 /* A new request slot for an operation to r (completed by wait_reqs). */
 MPI_Request *mpb_win_new_req(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
-/* Wait in the one wait for the operations to r (-1: all); op names the wait. */
-void mpb_win_wait_reqs(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname,
-                       const char *op);
+/* Wait in the one wait for the operations to r (-1: all). */
+void mpb_win_wait_reqs(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Wake target r (-1: every member) if it naps: MPI_Win_flush needs its progress. */
+void mpb_win_wake(mpb_state *st, mpb_win *w, int r);
 
 /* ------------------------------------------------------ mpi_winlock.c */
 /* Lock, Unlock, Flush, Lock_all, Unlock_all, Flush_all into the methods

@@ -173,7 +173,8 @@ static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind,
 }
 
 void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname) {
-  mpb_win_wait_reqs(L, st, w, r, fname, "mpi.Win_unlock");
+  mpb_win_wait_reqs(L, st, w, r, fname);
+  mpb_win_wake(st, w, r);
   MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
   w->lock[r] = MPB_UNLOCKED;
   w->nlocks--;
@@ -263,7 +264,8 @@ static int Unlock(lua_State *L) {
 
 /* Every operation complete here (the one wait), then at its target. */
 static void flush_all(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
-  mpb_win_wait_reqs(L, st, w, -1, fname, fname);
+  mpb_win_wait_reqs(L, st, w, -1, fname);
+  mpb_win_wake(st, w, -1);
   MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
 }
 
@@ -291,7 +293,8 @@ static int Flush(lua_State *L) {
   mpb_state *st = mpb_get(L);
   mpb_win *w = mpb_win_check(L, st, fname);
   int r = held(L, st, w, fname);
-  mpb_win_wait_reqs(L, st, w, r, fname, fname);
+  mpb_win_wait_reqs(L, st, w, r, fname);
+  mpb_win_wake(st, w, r);
   MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
   return 0;
 }
