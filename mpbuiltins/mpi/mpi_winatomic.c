@@ -39,6 +39,7 @@ static void one_element(lua_State *L, mpb_state *st, const mpb_array *a, int idx
 static int Fetch_and_op(lua_State *L) {
   const char *fname = "mpi.Fetch_and_op";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   mpb_array *a = mpb_win_data(L, st, w, 2, fname);
   one_element(L, st, a, 2, fname);
@@ -62,6 +63,7 @@ static int Fetch_and_op(lua_State *L) {
 static int Compare_and_swap(lua_State *L) {
   const char *fname = "mpi.Compare_and_swap";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   if (!integral(w->dtype))
     luaL_error(L, "mp.%s: " MPB_RANKFMT " the window holds %s: compare-and-swap needs an "
@@ -88,6 +90,7 @@ static int Compare_and_swap(lua_State *L) {
 static int Get_accumulate(lua_State *L) {
   const char *fname = "mpi.Get_accumulate";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   mpb_array *a = mpb_win_data(L, st, w, 2, fname);
   int r = mpb_win_target(L, st, w, 3, fname);

@@ -209,6 +209,7 @@ static void lockable(lua_State *L, mpb_state *st, mpb_win *w, const char *fname)
 static int Lock(lua_State *L) {
   const char *fname = "mpi.Win_lock";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   int r = mpb_win_target(L, st, w, 2, fname);
   const char *kind = lua_isnoneornil(L, 3) ? "exclusive" : lua_tostring(L, 3);
@@ -229,6 +230,7 @@ static int Lock(lua_State *L) {
 static int Lock_all(lua_State *L) {
   const char *fname = "mpi.Win_lock_all";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   lockable(L, st, w, fname);
   if (w->nlocks)
@@ -252,6 +254,7 @@ static int held(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
 static int Unlock(lua_State *L) {
   const char *fname = "mpi.Win_unlock";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   int r = held(L, st, w, fname);
   if (w->all)
@@ -273,6 +276,7 @@ static void flush_all(lua_State *L, mpb_state *st, mpb_win *w, const char *fname
 static int Unlock_all(lua_State *L) {
   const char *fname = "mpi.Win_unlock_all";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   if (!w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no Lock_all on the window", fname,
@@ -291,6 +295,7 @@ static int Unlock_all(lua_State *L) {
 static int Flush(lua_State *L) {
   const char *fname = "mpi.Win_flush";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   int r = held(L, st, w, fname);
   mpb_win_wait_reqs(L, st, w, r, fname);
@@ -303,6 +308,7 @@ static int Flush(lua_State *L) {
 static int Flush_all(lua_State *L) {
   const char *fname = "mpi.Win_flush_all";
   mpb_state *st = mpb_get(L);
+  MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   if (!w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on the window", fname,
