@@ -15,7 +15,8 @@
 **      sends have completed (a rank never holds more from a peer than the
 **      peer sent, so the totals match only when every pair's do); rank 0
 **      until it holds every FAULT;
-**   4. a barrier: nobody starts the next task before everyone is clean.
+**   4. the whereabouts' gather to rank 0 (a fan-in: P - 1 messages): rank 0,
+**      the only one that starts tasks, leaves it when every rank is clean.
 ** MPI traffic is thus drained, not abandoned: no request stays pending, so the
 ** user communicator is reused and no context id is spent per abort. Messages
 ** also carry their task number, so nothing from before the abort is ever
@@ -113,6 +114,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   if (tk->on_abort) tk->on_abort(st); /* e.g. locks released: another rank may wait for them */
   if (st->use_mpi && st->size > 1) {
     if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
+    else mpb_where_check_dead_later(st);
     /* per peer: messages sent it, this rank's fault, its lending; summed
     ** and scattered, each rank gets its own three */
     size_t n = (size_t)st->size;
@@ -123,35 +125,33 @@ void mpb_resync(lua_State *L, mpb_state *st) {
       out[3 * p + 1] = st->faulted;
       out[3 * p + 2] = st->ccomm_lent;
     }
-    /* The rounds of an oversubscribed job cost a turn of every rank on the
-    ** cores each: collectives that do not depend on each other run
-    ** together (the counts with the whereabouts, the barrier with the
-    ** extensions' new communicator). */
     MPI_Request req[2];
     int rc = MPI_Ireduce_scatter_block(out, in, 3, MPI_INT64_T, MPI_SUM, st->ctl, &req[0]);
     if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_where_gather_start(st, &req[1]);
-    mpb_wait_reqs(L, st, req, 2);
-    mpb_where_gather_end(st);
+    mpb_wait_reqs(L, st, req, 1);
     free(out);
     int nf = (int)(in[1] - st->faulted), renew = in[2] > 0; /* nf: the others' faults */
     mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
     mpb_wait(L, st, drained, &in[0], RESYNC_WAIT);
-    /* Clean before the barrier: a rank that leaves the barrier first may
-    ** start the next task, whose messages must survive here. */
+    /* Clean, then the whereabouts' gather to rank 0, which ends the
+    ** protocol: rank 0 leaves it only when every rank has entered it,
+    ** clean, and only rank 0 starts the next task (a rank that leaves
+    ** first waits for its CMD). A fan-in costs P - 1 messages, a barrier
+    ** P log P: on a host with more ranks than cores, each a turn of a
+    ** rank on the cores.
+    ** Compiled extensions get a fresh communicator beside it: whatever
+    ** they left pending on the old one can never match after the abort.
+    ** When no rank lent it since it was made, nothing can be pending on
+    ** it. The new one is made before the old is freed: MPICH releases a
+    ** freed communicator's context at once, pending receives or not, and
+    ** the next one made would take it over, with those receives. */
     clean(st);
-    if ((rc = MPI_Ibarrier(st->ctl, &req[0])) != MPI_SUCCESS)
-      mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    /* compiled extensions get a fresh communicator: whatever they left
-    ** pending on the old one can never match after the abort. When no rank
-    ** lent it since it was made, nothing can be pending on it. The new one
-    ** is made before the old is freed: MPICH releases a freed
-    ** communicator's context at once, pending receives or not, and the
-    ** next one made would take it over, with those receives. */
+    mpb_where_gather_start(st, &req[0]);
     MPI_Comm old = st->ccomm;
     if (renew && (rc = MPI_Comm_idup(st->base, &st->ccomm, &req[1])) != MPI_SUCCESS)
       mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
     mpb_wait_reqs(L, st, req, 1 + renew);
+    mpb_where_gather_end(st);
     if (renew) {
       if ((rc = MPI_Comm_free(&old)) != MPI_SUCCESS)
         mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
@@ -167,7 +167,7 @@ void mpb_resync(lua_State *L, mpb_state *st) {
   mpb_task_ends(L, st, 1);
   st->faulted = 0;
   mpb_tasks_of(st)->nfault_expect = 0;
-  /* an ABORT of the next task may have arrived during the barrier */
+  /* an ABORT of the next task may have arrived since the gather */
   st->aborting = st->abort_task > task;
   mpb_hook_arm(st, 0);
 }

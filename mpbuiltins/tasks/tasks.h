@@ -120,6 +120,8 @@ void mpb_where_gather_end(mpb_state *st);
 /* Rank 0: end the job, saying which, if a rank of this host has died (now
 ** and then; the abort protocol's waits, which wait for every rank, call it). */
 void mpb_where_check_dead(mpb_state *st);
+/* Rank 0: the next look in ALIVE_EVERY, not at once (a wait begins). */
+void mpb_where_check_dead_later(mpb_state *st);
 /* Rank 0: the gathered whereabouts as lines (ranks with the same text
 ** collapsed), rank skip left out. */
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap);
