@@ -84,12 +84,14 @@ static size_t probe_one(lua_State *L, mpb_lstr *a, size_t plen) {
   return h;
 }
 
-static void probe(lua_State *L, mpb_lstr *a) {
+static int probe(lua_State *L) {
+  mpb_lstr *a = lua_touserdata(L, 1);
   size_t h1 = probe_one(L, a, PROBE_MIN), tag = a->got_osize;
   size_t h2 = probe_one(L, a, 2 * PROBE_MIN);
   a->on = h1 != (size_t)-1 && h1 == h2 && tag == a->got_osize && tag != 0;
   a->h = h1;
   a->tag = tag;
+  return 0;
 }
 
 mpb_lstr *mpb_lstr_of(lua_State *L) {
@@ -105,7 +107,12 @@ mpb_lstr *mpb_lstr_of(lua_State *L) {
   lua_setallocf(L, wrap, a);
   lua_pushlightuserdata(L, a);
   lua_setfield(L, LUA_REGISTRYINDEX, KEY);
-  probe(L, a);
+  lua_pushcfunction(L, probe); /* protected: a memory error leaves it off */
+  lua_pushlightuserdata(L, a);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    lua_pop(L, 1);
+    a->probing = a->on = 0;
+  }
   return a;
 }
 
