@@ -124,7 +124,7 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
     if (str && (parts[i].to = mpb_lstr_alloc(st->lstr, len))) {
       strs[nstrs].len = len;
       strs[nstrs++].s = parts[i].to;
-      apart += len;
+      apart += len & ~(size_t)7; /* len % 8 bytes stay: what follows keeps its alignment */
     }
   }
   mpb_msg *w = mpb_msg_new(&st->msgmem, f->inlen + f->total - apart);
@@ -151,8 +151,9 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
     from = at;
     parts[i].pos = to;
     parts[i].len = len;
-    if (parts[i].to) { /* apart: its bytes would begin here */
+    if (parts[i].to) { /* apart: its bytes would begin here, a gap of len % 8 stands for them */
       strs[k++].at = to - sizeof(mpb_uhdr);
+      to += len & 7;
       continue;
     }
     parts[i].to = w->buf + to;

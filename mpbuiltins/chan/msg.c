@@ -95,7 +95,7 @@ mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
 mpb_msg *mpb_msg_inline_strs(mpb_msg *m) {
   if (!m || !m->nstrs) return m;
   size_t len = m->len, hl = sizeof(mpb_uhdr);
-  for (int i = 0; i < m->nstrs; i++) len += m->strs[i].len;
+  for (int i = 0; i < m->nstrs; i++) len += m->strs[i].len & ~(size_t)7;
   mpb_msg *n = malloc(sizeof *n + len);
   if (!n) {
     mpb_msg_free(m);
@@ -112,6 +112,7 @@ mpb_msg *mpb_msg_inline_strs(mpb_msg *m) {
     from = x->at;
     memcpy(n->buf + hl + to, x->s, x->len);
     to += x->len;
+    from += x->len & 7; /* its gap */
   }
   memcpy(n->buf, m->buf, hl);
   memcpy(n->buf + hl + to, m->buf + hl + from, m->len - hl - from);

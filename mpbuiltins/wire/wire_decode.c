@@ -298,7 +298,9 @@ static int decode(Dec *d) {
       if (d->nextstr < d->nstrs && (size_t)(d->p - d->start) == d->strs[d->nextstr].at) {
         mpb_wire_str *x = &d->strs[d->nextstr++]; /* received apart: Lua adopts it */
         if (u != x->len) return bad(d, "string of %zu bytes at byte %zu", x->len, at);
+        if ((u & 7) > left(d)) return truncated(d, "string", at);
         mpb_lstr_push(L, d->lstr, &x->s, x->len);
+        d->p += u & 7; /* the gap that keeps what follows aligned */
         return 0;
       }
       if (u > left(d)) return truncated(d, "string", at);

@@ -4,11 +4,11 @@
 ** sees Lua's allocation requests (for a new object ptr is NULL and osize
 ** its type), and the probe learns, for this build, the size of the request
 ** that makes a long string of a given length and where in the block the
-** bytes go. The record is per state (the allocator's ud) and frees itself
-** when lua_close frees the state's own block (lua_getextraspace of the
-** main thread, the last block Lua frees).
+** bytes go. The wrapper is the state's allocator only during the probe and
+** each lua_pushlstring of a string to adopt (a host sees the allocator it
+** set). The record is a userdata in the registry, per state: it outlives
+** every message, which are all freed before lua_close frees objects.
 */
-#include <stdlib.h>
 #include <string.h>
 
 #include "lua.h"
@@ -21,7 +21,6 @@
 struct mpb_lstr {
   lua_Alloc f;       /* the allocator underneath */
   void *ud;
-  void *last;        /* the state's own block: freed last, by lua_close */
   size_t h;          /* bytes in front of a long string's bytes in its block */
   size_t tag;        /* osize of the request that makes a string */
   int on;
@@ -56,12 +55,6 @@ static void *wrap(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     return p;
   }
-  if (nsize == 0 && ptr == a->last) { /* lua_close's last free: nothing calls here again */
-    lua_Alloc f = a->f;
-    void *fud = a->ud;
-    free(a);
-    return f(fud, ptr, osize, 0);
-  }
   return a->f(a->ud, ptr, osize, nsize);
 }
 
@@ -74,7 +67,9 @@ static size_t probe_one(lua_State *L, mpb_lstr *a, size_t plen) {
   a->plen = plen;
   a->got = NULL;
   a->probing = 1;
+  lua_setallocf(L, wrap, a);
   lua_pushlstring(L, src, plen);
+  lua_setallocf(L, a->f, a->ud);
   a->probing = 0;
   const char *s = lua_tostring(L, -1);
   size_t h = (size_t)-1;
@@ -99,17 +94,14 @@ mpb_lstr *mpb_lstr_of(lua_State *L) {
   mpb_lstr *a = lua_touserdata(L, -1);
   lua_pop(L, 1);
   if (a) return a;
-  if (!(a = calloc(1, sizeof *a))) return NULL;
-  a->f = lua_getallocf(L, &a->ud);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-  a->last = lua_getextraspace(lua_tothread(L, -1));
-  lua_pop(L, 1);
-  lua_setallocf(L, wrap, a);
-  lua_pushlightuserdata(L, a);
+  a = lua_newuserdatauv(L, sizeof *a, 0);
+  memset(a, 0, sizeof *a);
   lua_setfield(L, LUA_REGISTRYINDEX, KEY);
+  a->f = lua_getallocf(L, &a->ud);
   lua_pushcfunction(L, probe); /* protected: a memory error leaves it off */
   lua_pushlightuserdata(L, a);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    lua_setallocf(L, a->f, a->ud);
     lua_pop(L, 1);
     a->probing = a->on = 0;
   }
@@ -130,13 +122,17 @@ void mpb_lstr_free(mpb_lstr *a, char *s, size_t len) {
 
 void mpb_lstr_push(lua_State *L, mpb_lstr *a, char **s, size_t len) {
   void *ud = NULL;
-  if (lua_getallocf(L, &ud) == wrap && ud == a) { /* else a host replaced it: copy */
-    a->block = *s - a->h;
-    a->want = a->h + len + 1;
-    a->slot = s;
+  if (lua_getallocf(L, &ud) != a->f || ud != a->ud) { /* a host changed it: copy */
+    lua_pushlstring(L, *s, len);
+    return;
   }
+  a->block = *s - a->h;
+  a->want = a->h + len + 1;
+  a->slot = s;
   const char *p = *s;
+  lua_setallocf(L, wrap, a);
   lua_pushlstring(L, p, len); /* adopted: the copy is from the bytes onto themselves */
+  lua_setallocf(L, a->f, a->ud);
   a->block = NULL;
 }
 

@@ -21,16 +21,18 @@ struct lua_State;
 typedef struct mpb_lstr mpb_lstr;
 
 /* A long string of a message that was received into a place of its own:
-** its bytes would begin at byte `at` of the body (which lacks them); s is
-** the place, NULL once Lua adopted its block. */
+** its bytes would begin at byte `at` of the body, which holds len % 8 bytes
+** of gap in their stead (so what follows keeps its alignment); s is the
+** place, NULL once Lua adopted its block. */
 typedef struct mpb_wire_str {
   size_t at, len;
   char *s;
 } mpb_wire_str;
 
-/* The record of L's wrapper, installed (around whatever allocator L has
-** now) and probed on first use; NULL when out of memory. It lives until
-** lua_close frees the state's last block through it. */
+/* The record of L (a userdata in its registry: it lives as long as L),
+** made and probed on first use around the allocator L has then; the
+** wrapper is L's allocator only while a string is made. A host that sets
+** another allocator later gets strings copied. Raises when out of memory. */
 mpb_lstr *mpb_lstr_of(struct lua_State *L);
 /* Adoption works for L's build (the probe held). */
 int mpb_lstr_on(const mpb_lstr *a);
