@@ -15,6 +15,7 @@
 #include "p2p/p2p.h"
 #include "tasks/tasks.h"
 #include "trace/tracer.h"
+#include "wire/wire_lstr.h"
 
 /* mp.wtime(): seconds of the runtime's one monotonic clock. */
 static int wtime(lua_State *L) {
@@ -25,7 +26,7 @@ static int wtime(lua_State *L) {
 /* mp.stats(): counters for tests and the curious. */
 static int stats(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 9);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
   lua_pushinteger(L, st->rank == 0 ? st->dropped_job + st->dropped : st->dropped);
@@ -46,6 +47,8 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "wakeups_refused");
   lua_pushinteger(L, (lua_Integer)st->looks);
   lua_setfield(L, -2, "inbox_looks");
+  lua_pushinteger(L, (lua_Integer)mpb_lstr_adopted(st->lstr));
+  lua_setfield(L, -2, "strings_adopted");
   return 1;
 }
 

@@ -9,7 +9,9 @@
 **   delivered in the same poll rather than a poll or two later);
 ** - the header of a message in parts (chan_int.h) is checked like the wire
 **   decoder checks a body, then receives for every part are posted straight
-**   into place on `bulk`.
+**   into place on `bulk`: arrays into the message's buffer, long strings
+**   each into a block of its own that the decoder hands to Lua as the
+**   string's memory (wire/wire_lstr.h), so they are not copied again.
 ** Arrivals complete in later polls, inside the one wait, so nothing blocks
 ** and an abort can drain them. Each sender's messages are delivered in the
 ** order they were sent: one that completes early waits for its elders.
@@ -38,6 +40,7 @@
 #include "chan/frame.h"
 #include "chan/mailbox.h"
 #include "chan/outbox.h"
+#include "wire/wire_lstr.h"
 
 #define RECV_NOW 4096 /* bytes: received in the probing call */
 
@@ -109,19 +112,37 @@ static void free_arrival(mpb_state *st, mpb_arrival *a) {
 ** parts still to come (their places in w->parts); NULL when out of memory.
 ** h is not freed. */
 static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
-  size_t n = (size_t)f->nparts;
-  mpb_msg *w = mpb_msg_new(&st->msgmem, f->inlen + f->total);
-  mpb_part *parts = w ? calloc(n, sizeof *parts) : NULL;
-  if (!parts) {
-    mpb_msg_free(w);
+  size_t n = (size_t)f->nparts, apart = 0;
+  int nstrs = 0;
+  mpb_part *parts = calloc(n, sizeof *parts);
+  mpb_wire_str *strs = parts && mpb_lstr_on(st->lstr) ? calloc(n, sizeof *strs) : NULL;
+  if (!parts) return NULL;
+  for (size_t i = 0; strs && i < n; i++) { /* long strings: places Lua can adopt */
+    size_t at, len;
+    int str;
+    mpb_frame_part(f, i, &at, &len, &str);
+    if (str && (parts[i].to = mpb_lstr_alloc(st->lstr, len))) {
+      strs[nstrs].len = len;
+      strs[nstrs++].s = parts[i].to;
+      apart += len & ~(size_t)7; /* len % 8 bytes stay: what follows keeps its alignment */
+    }
+  }
+  mpb_msg *w = mpb_msg_new(&st->msgmem, f->inlen + f->total - apart);
+  if (!w) {
+    for (int k = 0; k < nstrs; k++) mpb_lstr_free(st->lstr, strs[k].s, strs[k].len);
+    free(strs);
+    free(parts);
     return NULL;
   }
   w->src = h->src;
   w->chan = h->chan;
   w->parts = parts;
   w->nparts = (int)n;
+  w->lstr = st->lstr;
+  w->strs = strs;
+  w->nstrs = nstrs;
   size_t from = 0, to = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0, k = 0; i < n; i++) {
     size_t at, len;
     int str;
     mpb_frame_part(f, i, &at, &len, &str);
@@ -130,6 +151,12 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
     from = at;
     parts[i].pos = to;
     parts[i].len = len;
+    if (parts[i].to) { /* apart: its bytes would begin here, a gap of len % 8 stands for them */
+      strs[k++].at = to - sizeof(mpb_uhdr);
+      to += len & 7;
+      continue;
+    }
+    parts[i].to = w->buf + to;
     to += len;
   }
   memcpy(w->buf + to, h->buf + from, f->inlen - from);
@@ -246,7 +273,7 @@ static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
   a->ndone = 0;
   for (int i = 0; i < w->nparts; i++) {
     mpb_part *p = &w->parts[i];
-    int rc = MPI_Irecv_c(w->buf + p->pos, (MPI_Count)p->len, MPI_BYTE, w->src, (int)f.tag,
+    int rc = MPI_Irecv_c(p->to, (MPI_Count)p->len, MPI_BYTE, w->src, (int)f.tag,
                          st->bulk, &req[i]);
     if (rc != MPI_SUCCESS) fail(st, rc, "cannot receive the parts of a message", w->src);
   }

@@ -110,12 +110,13 @@ void mpb_msg_check_lost(lua_State *L, mpb_state *st, const mpb_msg *m, const cha
 
 /* The values of a large message, decoded in a protected call so that a
 ** memory error names the message: pushes them (their owner at 2). */
-typedef struct { const mpb_msg *m; size_t len; int n, views; char *err; } decoding;
+typedef struct { mpb_msg *m; size_t len; int n, views; char *err; } decoding;
 
 static int decode_held(lua_State *L) {
   decoding *d = lua_touserdata(L, 1);
-  d->n = mpb_wire_decode_views(L, d->m->buf + sizeof(mpb_uhdr), d->len, 2, &d->views, d->err,
-                               MPB_ERRLEN);
+  mpb_msg *m = d->m;
+  d->n = mpb_wire_decode_strs(L, m->buf + sizeof(mpb_uhdr), d->len, 2, m->strs, m->nstrs,
+                              m->lstr, &d->views, d->err, MPB_ERRLEN);
   return d->n > 0 ? d->n : 0;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "chan/msg.h"
+#include "wire/wire_lstr.h"
 
 /* Large messages. Fresh memory costs a page fault per 4 KiB, which in a VM
 ** can take longer than the transfer itself, and programs send big blocks
@@ -91,9 +92,40 @@ mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
   return m;
 }
 
+mpb_msg *mpb_msg_inline_strs(mpb_msg *m) {
+  if (!m || !m->nstrs) return m;
+  size_t len = m->len, hl = sizeof(mpb_uhdr);
+  for (int i = 0; i < m->nstrs; i++) len += m->strs[i].len & ~(size_t)7;
+  mpb_msg *n = malloc(sizeof *n + len);
+  if (!n) {
+    mpb_msg_free(m);
+    return NULL;
+  }
+  *n = *m;
+  n->mem = NULL, n->lent = 0, n->parts = NULL, n->nparts = 0, n->strs = NULL, n->nstrs = 0;
+  n->len = n->cap = len;
+  size_t from = 0, to = 0; /* body offsets in m, n */
+  for (int i = 0; i < m->nstrs; i++) {
+    const mpb_wire_str *x = &m->strs[i];
+    memcpy(n->buf + hl + to, m->buf + hl + from, x->at - from);
+    to += x->at - from;
+    from = x->at;
+    memcpy(n->buf + hl + to, x->s, x->len);
+    to += x->len;
+    from += x->len & 7; /* its gap */
+  }
+  memcpy(n->buf, m->buf, hl);
+  memcpy(n->buf + hl + to, m->buf + hl + from, m->len - hl - from);
+  mpb_msg_free(m);
+  return n;
+}
+
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
   free(m->parts);
+  for (int i = 0; i < m->nstrs; i++) mpb_lstr_free(m->lstr, m->strs[i].s, m->strs[i].len);
+  free(m->strs);
+  m->parts = NULL, m->strs = NULL, m->nparts = m->nstrs = 0;
   mpb_msg_mem *mm = m->mem;
   if (m->lent) { /* the reserve, back */
     mm->out = 0;

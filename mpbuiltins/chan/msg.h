@@ -48,6 +48,7 @@ typedef struct mpb_chdr {
 /* Where a part of a message received in parts landed in its buf. */
 typedef struct mpb_part {
   size_t pos, len;
+  char *to;          /* where it is received: buf + pos, or a string's own place */
 } mpb_part;
 
 struct mpb_msg_mem;
@@ -63,6 +64,9 @@ typedef struct mpb_msg {
   uint32_t tk;       /* its ordinal from its sender while tracing (chan/trace.h), else 0 */
   int lent;          /* it is mem's reserve buffer: goes back there when freed */
   mpb_part *parts;   /* received in parts: where they landed (owned) */
+  struct mpb_wire_str *strs; /* its long strings received apart, not in buf (owned) */
+  int nstrs;
+  struct mpb_lstr *lstr;     /* where their places come from (wire/wire_lstr.h) */
   size_t lost;       /* > 0: a message of that many bytes could not be received */
   int lost_why;      /* MPB_LOST_*: why */
   size_t len;        /* bytes in buf */
@@ -100,6 +104,10 @@ void mpb_msg_drop_spare(mpb_msg_mem *mm);
 ** MPB_MSG_RESERVE bytes or fewer while it is not lent (NULL: neither);
 ** mpb_msg_free gives it back. */
 mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len);
+/* Copy m's long strings received apart into buf at their places (a
+** message of len + their bytes, from plain malloc); for a reader of the
+** raw body. Returns m, or NULL (m freed) when out of memory. */
+mpb_msg *mpb_msg_inline_strs(mpb_msg *m);
 /* Free a message and whatever parts it still owns (NULL is fine). */
 void mpb_msg_free(mpb_msg *m);
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);

@@ -301,6 +301,7 @@ void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int
   ids[0] = st->send_ids + 1;
   ids[1] = st->send_ids;
   mpb_msg_check_lost(L, st, m, NULL);
+  if (m->nstrs) luaL_error(L, "mp: internal error: a message forwarded without its strings");
   if (m->len > HEADER_MAX) {
     send_flat_parts(L, st, dst, chan, m->buf, m->len, NULL);
   } else {

@@ -31,7 +31,8 @@ void mpb_send_bytes(lua_State *L, mpb_state *st, int dst, int chan, char *buf, s
 int mpb_send_quiet(mpb_state *st, int dst, int chan, const void *buf, size_t len);
 /* Send a received message on to dst unchanged, its parts in place (no copy);
 ** the sends made go to ids, as mpb_send's. m must outlive them: wait with
-** mpb_sends_gone before freeing or decoding it. */
+** mpb_sends_gone before freeing or decoding it. Its long strings must be in
+** its buffer (mpb_msg_inline_strs). */
 void mpb_msg_forward(lua_State *L, mpb_state *st, const mpb_msg *m, int dst, int chan,
                      uint64_t ids[2]);
 

@@ -22,6 +22,7 @@
 #include "chan/start.h"
 #include "chan/wait.h"
 #include "chan/wake.h"
+#include "wire/wire_lstr.h"
 
 /* ------------------------------------------------------------ start-up */
 /* Duplicate the base communicator into c, returning errors. */
@@ -155,6 +156,7 @@ mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, c
   st->zero_copy = opt_env("MPLUA_ZERO_COPY", opt_env("MPLUA_OPTIMAL_PATH", 1)) != 0;
   if (use_mpi && start_mpi(st, o->comm, argc, argv, err, errlen) != 0) return NULL;
   st->L = L;
+  st->lstr = mpb_lstr_of(L); /* NULL: strings are copied */
   /* every rank learns whether all could start before any goes on */
   int ok = alloc_tables(st) == 0;
   if (!ok) snprintf(err, errlen, "out of memory starting the runtime");

@@ -166,6 +166,7 @@ typedef struct mpb_state {
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */
   mpb_arrival *arrival_spare; /* a record kept so that taking a message never fails (arrive.c) */
   mpb_msg_mem msgmem; /* received messages' spare and reserve (msg.c) */
+  struct mpb_lstr *lstr; /* long strings received for Lua to adopt (wire/wire_lstr.h) */
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */

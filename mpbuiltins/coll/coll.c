@@ -352,7 +352,10 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
   if (vr != 0) {
     for (; mask < n; mask <<= 1)
       if (vr & mask) {
-        held = mpb_msg_hold(L, mpb_coll_take(L, x, (vr - mask + root) % n));
+        mpb_msg *m = mpb_coll_take(L, x, (vr - mask + root) % n);
+        if (mask > 1 && vr + 1 < n && !(m = mpb_msg_inline_strs(m))) /* it goes on as it is */
+          luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", x->fname, st->rank, st->size);
+        held = mpb_msg_hold(L, m);
         mpb_msg_check_lost(L, st, *held, x->fname); /* before it goes on */
         break;
       }

@@ -27,7 +27,11 @@ static void send_chunk(lua_State *L, mpb_coll *x, int r, int owner, const mpb_ar
 /* Take a chunk of len elements of dtype from r: pushes its holder and a view
 ** into the received buffer (no copy); returns the view. */
 static mpb_array *take_chunk(lua_State *L, mpb_coll *x, int r, int dtype, int64_t len) {
-  mpb_msg *m = *mpb_msg_hold(L, mpb_coll_take(L, x, r));
+  mpb_msg *m = mpb_msg_inline_strs(mpb_coll_take(L, x, r)); /* a string would be an error */
+  if (!m)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory receiving from rank %d", x->fname,
+               x->st->rank, x->st->size, r);
+  mpb_msg_hold(L, m);
   mpb_msg_check_lost(L, x->st, m, x->fname);
   char err[MPB_ERRLEN];
   int n = mpb_wire_decode(L, m->buf + sizeof(mpb_uhdr), m->len - sizeof(mpb_uhdr),

@@ -169,8 +169,10 @@ static int handout(lua_State *L) {
                  "values out (the others get rank 0's): call mp.handout() here, got %s)", i,
                  st->rank, st->size, luaL_typename(L, i));
   lua_settop(L, 0);
-  mpb_msg **h = mpb_msg_hold(L, mpb_user_take(L, st, MPB_CH_HANDOUT, mpb_parent(st, st->rank),
-                                              "handout"));
+  mpb_msg *got = mpb_user_take(L, st, MPB_CH_HANDOUT, mpb_parent(st, st->rank), "handout");
+  if (f <= l && !(got = mpb_msg_inline_strs(got))) /* it goes on as it is */
+    luaL_error(L, "mp.handout: " MPB_RANKFMT " out of memory", st->rank, st->size);
+  mpb_msg **h = mpb_msg_hold(L, got);
   mpb_msg_check_lost(L, st, *h, "handout"); /* before it goes on */
   uint64_t ids[2], span[2] = {st->send_ids + 1, st->send_ids};
   for (int r = f; r <= l; r++) {

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "lua.h"
+#include "wire/wire_lstr.h"
 
 /* A growable byte buffer owned by a Lua userdata ("mp.WBuf"), so that an error
 ** raised while it is alive leaks nothing: the GC frees it. */
@@ -73,10 +74,17 @@ int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx,
                     char *err, size_t errlen);
 
 /* The same, counting in *views the arrays made views into buf: with none,
-** the owner need not outlive the values (strings are always copied: Lua
-** makes a string only by copying its bytes). */
+** the owner need not outlive the values (strings are copied, or adopted
+** from places of their own, never views). */
 int mpb_wire_decode_views(lua_State *L, const void *buf, size_t len, int owner_idx,
                           int *views, char *err, size_t errlen);
+
+/* The same for a body whose long strings strs[0..nstrs-1] (in order) were
+** received apart (wire_lstr.h): each becomes its Lua string through lstr,
+** adopted when it can be (its s set to NULL: Lua owns the block). */
+int mpb_wire_decode_strs(lua_State *L, const void *buf, size_t len, int owner_idx,
+                         mpb_wire_str *strs, int nstrs, mpb_lstr *lstr, int *views, char *err,
+                         size_t errlen);
 
 /* Limits checked on both sides. */
 #define MPB_WIRE_MAXDEPTH 200

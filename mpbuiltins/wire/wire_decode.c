@@ -21,6 +21,7 @@
 #include "lauxlib.h"
 #include "array/array.h"
 #include "wire/wire_int.h"
+#include "wire/wire_lstr.h"
 
 typedef struct Dec {
   lua_State *L;
@@ -30,6 +31,9 @@ typedef struct Dec {
   lua_Integer nextid;
   int depth;
   int views;           /* arrays made views into the buffer */
+  mpb_wire_str *strs;  /* long strings received apart, in order, and the next one */
+  int nstrs, nextstr;
+  mpb_lstr *lstr;
   int base;            /* stack top on entry */
   char *err;
   size_t errlen;
@@ -291,6 +295,14 @@ static int decode(Dec *d) {
     }
     case T_STR:
       if (getvarint(d, &u, "string", at)) return -1;
+      if (d->nextstr < d->nstrs && (size_t)(d->p - d->start) == d->strs[d->nextstr].at) {
+        mpb_wire_str *x = &d->strs[d->nextstr++]; /* received apart: Lua adopts it */
+        if (u != x->len) return bad(d, "string of %zu bytes at byte %zu", x->len, at);
+        if ((u & 7) > left(d)) return truncated(d, "string", at);
+        mpb_lstr_push(L, d->lstr, &x->s, x->len);
+        d->p += u & 7; /* the gap that keeps what follows aligned */
+        return 0;
+      }
       if (u > left(d)) return truncated(d, "string", at);
       lua_pushlstring(L, (const char *)d->p, (size_t)u);
       d->p += u;
@@ -325,7 +337,17 @@ int mpb_wire_decode(lua_State *L, const void *buf, size_t len, int owner_idx, ch
 
 int mpb_wire_decode_views(lua_State *L, const void *buf, size_t len, int owner_idx,
                           int *views, char *err, size_t errlen) {
+  return mpb_wire_decode_strs(L, buf, len, owner_idx, NULL, 0, NULL, views, err, errlen);
+}
+
+int mpb_wire_decode_strs(lua_State *L, const void *buf, size_t len, int owner_idx,
+                         mpb_wire_str *strs, int nstrs, mpb_lstr *lstr, int *views, char *err,
+                         size_t errlen) {
   Dec d;
+  d.strs = strs;
+  d.nstrs = nstrs;
+  d.nextstr = 0;
+  d.lstr = lstr;
   int base = lua_gettop(L);
   uint64_t count = 0;
   d.L = L;
@@ -352,6 +374,10 @@ int mpb_wire_decode_views(lua_State *L, const void *buf, size_t len, int owner_i
     if (decode(&d)) goto fail;
   if (d.p != d.end) {
     bad(&d, "trailing bytes at byte %zu", (size_t)(d.p - d.start));
+    goto fail;
+  }
+  if (d.nextstr < d.nstrs) {
+    bad(&d, "no string where a part is at byte %zu", d.strs[d.nextstr].at);
     goto fail;
   }
   if (d.refs) lua_remove(L, d.refs);
