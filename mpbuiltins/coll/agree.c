@@ -122,14 +122,22 @@ static int has_msg(mpb_state *st, const mpb_coll *x, int r) {
   return 0;
 }
 
-typedef struct { const mpb_coll *x; int next; int never; } votes_arg;
+typedef struct {
+  const mpb_coll *x;
+  int next;             /* the members before have voted */
+  int never;            /* a member answered "never" */
+  mpb_waitdesc *d;      /* NULL, or what the wait says it waits for (the first vote missing) */
+} votes_arg;
 
 /* Every vote here (from next on: those before are). */
 static int all_votes(mpb_state *st, void *ud) {
   votes_arg *v = ud;
   const mpb_comm *c = v->x->c;
   for (; v->next < c->size; v->next++)
-    if (v->next != c->rank && !has_msg(st, v->x, v->next)) return 0;
+    if (v->next != c->rank && !has_msg(st, v->x, v->next)) {
+      if (v->d) v->d->peer = c->ranks[v->next];
+      return 0;
+    }
   return 1;
 }
 
@@ -170,7 +178,7 @@ static int resolve(lua_State *L, mpb_state *st, const mpb_coll *x) {
     if (r != c->rank && !has_msg(st, x, r))
       mpb_ctl_send(st, c->ranks[r], MPB_CTL_AGREE, st->task, (int32_t)x->seq,
                    (int64_t)c->id | (int64_t)ASK << 32, NULL, 0);
-  votes_arg v = {x, 0, 0};
+  votes_arg v = {x, 0, 0, NULL};
   mpb_wait(L, st, resolved, &v, MPB_WAIT_NOABORT);
   a->active = 0;
   return !v.never;
@@ -185,7 +193,7 @@ static int resolve(lua_State *L, mpb_state *st, const mpb_coll *x) {
 static void inject(lua_State *L, mpb_state *st, const mpb_coll *x) {
   agree_state *a = state_of(st);
   int mode = a->fault;
-  votes_arg v = {x, 0, 0};
+  votes_arg v = {x, 0, 0, NULL};
   a->fault = 0;
   if (mode != EARLY) mpb_wait(L, st, all_votes, &v, MPB_WAIT_NOABORT);
   if (mode == SIGNAL) {
@@ -238,12 +246,12 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
     st->user_sent++;
   }
   lua_settop(L, bidx - 1);
-  votes_arg v = {x, 0, 0};
+  votes_arg v = {x, 0, 0, NULL};
   if (a->fault && a->fault_task == st->task) inject(L, st, x);
-  if (!votes_in(st, &v)) {
-    mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq};
-    mpb_wait_described(L, st, votes_in, &v, &d);
-  }
+  mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq};
+  v.d = &d;
+  if (!votes_in(st, &v)) mpb_wait_described(L, st, votes_in, &v, &d);
+  v.d = NULL;
   v.next = 0;
   if (!all_votes(st, &v) && !resolve(L, st, x)) mpb_check_abort(L, st); /* raises */
   for (int k = 1; k < n; k++) {
