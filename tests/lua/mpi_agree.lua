@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 3
+-- ranks: 1 2 3 4 5 8  quick: 2
 -- SPDX-License-Identifier: MIT
 -- Agreements before MPI's blocking collectives (coll/agree.c): a fault that
 -- reaches a member of mp.save, mpi.File_open, f:Write_at_all,
