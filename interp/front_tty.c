@@ -543,6 +543,7 @@ void tty_start(void) {
   rl_catch_sigwinch = 0;
   rl_prep_term_function = prep_terminal;
   rl_getc_function = ahead_getc;
+  rl_initialize(); /* ~/.inputrc first: Ctrl-C is bound here, whatever it says */
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, emacs_standard_keymap);
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_insertion_keymap);
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_movement_keymap);
