@@ -345,10 +345,12 @@ static int ahead_getc(FILE *f) {
 }
 
 /* The line has ended and the terminal is back to cooked: take the keys it
-** got before that, still in readline's mode. Each Ctrl-C among them goes
-** as the signal would have (front.c interrupts the running command) and
-** drops the keys before it, as the terminal's flush would. */
-static void take_ahead(void) {
+** got before that, still in readline's mode. After a line (`ran`: its
+** command may be running), each Ctrl-C among them goes as the signal would
+** have (front.c interrupts the command) and drops the keys before it, as
+** the terminal's flush would. After a dropped line no command runs: they
+** all wait, Ctrl-C too, for the next line. */
+static void take_ahead(int ran) {
   int n = 0;
   while (ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n > 0) {
     ssize_t r;
@@ -364,7 +366,7 @@ static void take_ahead(void) {
     if (r <= 0)
       return;
     t.alen += (size_t)r;
-    for (size_t i = t.alen - (size_t)r; i < t.alen; i++) {
+    for (size_t i = t.alen - (size_t)r; ran && i < t.alen; i++) {
       if (t.ahead[i] == CTRL_C) {
         puts1("^C");
         front_ctrl_c();
@@ -423,7 +425,7 @@ static void on_line(char *line) {
   line[n] = '\n'; /* (readline's buffer has room: it was NUL-terminated) */
   front_answer('L', line, n + 1);
   free(line);
-  take_ahead();
+  take_ahead(1);
 }
 
 #endif
@@ -497,8 +499,10 @@ void tty_interrupt(void) {
     t.editing = 0;
     t.plen = 0;
     t.pover = 0;
+    front_answer('C', NULL, 0);
+    take_ahead(0);
+    return;
   }
-  else
 #endif
   if (fe.tty)
     track("\n", 1); /* the terminal showed ^C; the line is left */
