@@ -50,6 +50,9 @@ extern front_state fe;
 void front_answer(char kind, const char *p, size_t n);
 /* Start the job and show it on `face` until it ends; its exit status. */
 int front_run(const front_face *face, int nranks, int argc, char **argv);
+/* Ctrl-C that the face read as a key, not as SIGINT: handled as SIGINT is
+** (at a prompt it drops the line; while a command runs it interrupts it). */
+void front_ctrl_c(void);
 /* Send rank 0 a frame outside the request/answer turns ('Q', front_proto.h). */
 void front_send(char kind, const char *p, size_t n);
 /* While rank 0 waits for a line: ask it a query ('Q') and wait for its 'A'

@@ -10,6 +10,13 @@
 ** prompt below the output. Everything the user sees is written here, so
 ** nothing is ever glued to the progress line or printed inside the prompt.
 **
+** While readline reads a line, Ctrl-C is a key, not a signal (the
+** terminal's VINTR is off): it comes in order with what was typed before
+** it, which the terminal would otherwise flush unread when the front end is
+** slow to read it. Keys that came in that mode after the line ended wait in
+** t.ahead for the next line; a Ctrl-C among them was pressed while the
+** line's command ran, so it interrupts that command as the signal would.
+**
 ** When stdin or stdout is not a terminal there is no line editing and no
 ** progress line: prompts are written as text and lines are read from stdin
 ** as they come, so `mplua -n 4 < session.lua` reads like a transcript.
@@ -28,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +63,9 @@ static struct {
   char *in;                  /* plain mode: what stdin gave beyond the lines taken */
   size_t inlen, incap;
   int ineof;
+  char *ahead;               /* readline mode: keys read after a line ended */
+  size_t alen, acap;
+  int ctrl_c;                /* readline read Ctrl-C */
 } t;
 
 static void put(int fd, const char *p, size_t n) { (void)proto_write(fd, p, n); }
@@ -303,6 +314,81 @@ void tty_history(const char *p, size_t n) {
 ** ===================================================================
 */
 
+#ifdef MPLUA_READLINE
+
+#define CTRL_C '\003'
+
+/* The terminal as readline sets it, but with Ctrl-C a key (see above). */
+static void prep_terminal(int meta) {
+  struct termios tio;
+  rl_prep_terminal(meta);
+  if (tcgetattr(fileno(rl_instream), &tio) == 0) {
+    tio.c_cc[VINTR] = _POSIX_VDISABLE;
+    tcsetattr(fileno(rl_instream), TCSANOW, &tio);
+  }
+}
+
+static int on_ctrl_c(int count, int key) {
+  (void)count, (void)key;
+  t.ctrl_c = 1; /* handled once readline has returned (tty_interrupt) */
+  return 0;
+}
+
+/* readline's keys: what t.ahead holds first. */
+static int ahead_getc(FILE *f) {
+  if (t.alen > 0) {
+    unsigned char c = (unsigned char)t.ahead[0];
+    memmove(t.ahead, t.ahead + 1, --t.alen);
+    return c;
+  }
+  return rl_getc(f);
+}
+
+/* The line has ended and the terminal is back to cooked: take the keys it
+** got before that, still in readline's mode. After a line (`ran`: its
+** command may be running), each Ctrl-C among them goes as the signal would
+** have (front.c interrupts the command) and drops the keys before it, as
+** the terminal's flush would. After a dropped line no command runs: they
+** all wait, Ctrl-C too, for the next line. */
+static void take_ahead(int ran) {
+  int n = 0;
+  while (ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n > 0) {
+    ssize_t r;
+    if (t.alen + (size_t)n > t.acap) {
+      size_t cap = t.alen + (size_t)n + 256;
+      char *p = realloc(t.ahead, cap);
+      if (p == NULL)
+        return;
+      t.ahead = p;
+      t.acap = cap;
+    }
+    r = read(STDIN_FILENO, t.ahead + t.alen, (size_t)n);
+    if (r <= 0)
+      return;
+    t.alen += (size_t)r;
+    for (size_t i = t.alen - (size_t)r; ran && i < t.alen; i++) {
+      if (t.ahead[i] == CTRL_C) {
+        puts1("^C");
+        front_ctrl_c();
+        memmove(t.ahead, t.ahead + i + 1, t.alen - i - 1);
+        t.alen -= i + 1;
+        i = (size_t)-1; /* on with what is left */
+      }
+    }
+  }
+}
+
+/* After readline took keys: Ctrl-C drops the line. */
+static void after_keys(void) {
+  if (t.ctrl_c) {
+    t.ctrl_c = 0;
+    if (t.editing)
+      tty_interrupt();
+  }
+}
+
+#endif
+
 /* Plain mode: answer from stdin's next line once it is there. */
 static void plain_answer(void) {
   char *nl = t.inlen ? memchr(t.in, '\n', t.inlen) : NULL;
@@ -339,6 +425,7 @@ static void on_line(char *line) {
   line[n] = '\n'; /* (readline's buffer has room: it was NUL-terminated) */
   front_answer('L', line, n + 1);
   free(line);
+  take_ahead(1);
 }
 
 #endif
@@ -362,6 +449,10 @@ void tty_ask(const char *prompt, size_t n) {
     puts1("\r\033[K"); /* readline draws the whole line, prompt included */
     t.editing = 1;
     rl_callback_handler_install(t.prompt ? t.prompt : "", on_line);
+    while (t.editing && t.alen > 0) { /* what was typed ahead, in order */
+      rl_callback_read_char();
+      after_keys();
+    }
     return;
   }
 #endif
@@ -377,6 +468,7 @@ void tty_input(void) {
 #ifdef MPLUA_READLINE
   if (t.editing) {
     rl_callback_read_char();
+    after_keys();
     return;
   }
 #endif
@@ -407,8 +499,10 @@ void tty_interrupt(void) {
     t.editing = 0;
     t.plen = 0;
     t.pover = 0;
+    front_answer('C', NULL, 0);
+    take_ahead(0);
+    return;
   }
-  else
 #endif
   if (fe.tty)
     track("\n", 1); /* the terminal showed ^C; the line is left */
@@ -451,6 +545,12 @@ void tty_start(void) {
   rl_readline_name = "mplua"; /* for $if mplua in ~/.inputrc */
   rl_catch_signals = 0;       /* the loop has them */
   rl_catch_sigwinch = 0;
+  rl_prep_term_function = prep_terminal;
+  rl_getc_function = ahead_getc;
+  rl_initialize(); /* ~/.inputrc first: Ctrl-C is bound here, whatever it says */
+  rl_bind_key_in_map(CTRL_C, on_ctrl_c, emacs_standard_keymap);
+  rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_insertion_keymap);
+  rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_movement_keymap);
   complete_rl_init(tty_ask_rank0); /* Tab: rank 0 has the globals */
   using_history();
   stifle_history(HISTORY_KEEP);
@@ -475,6 +575,7 @@ void tty_end(void) {
   free(t.prompt);
   free(t.history);
   free(t.in);
+  free(t.ahead);
 #ifdef MPLUA_READLINE
   if (fe.tty)
     clear_history();

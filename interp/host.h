@@ -41,6 +41,9 @@ int mplua_stdin_tty(void);
 int link_on(void);
 /* The prompt of the next read of stdin (NULL: a plain read, e.g. io.read). */
 void link_prompt(const char *prompt);
+/* The front end has sent an interrupt for the last request, whose answer
+** starts the command now beginning (Ctrl-C right after Enter). */
+int link_interrupted(void);
 /* A complete chunk typed at the prompt, for the front end's history. */
 void link_history(const char *chunk);
 /* A marker of any kind (front_proto.h) in rank 0's stream. */

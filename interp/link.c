@@ -16,9 +16,11 @@
 ** action), so Ctrl-C stops a running command however many times it comes.
 ** The thread touches no Lua state. An interrupt belongs to the command that
 ** ran when it was pressed: frames for an older request are dropped here, and
-** the REPL drops what is still pending when the next command starts (the
-** signal is sent before the answer that starts it is passed on, so it has
-** been taken by then).
+** the REPL drops what is still pending when the next command starts
+** (mplua_interrupt_clear). A frame for the request whose answer starts that
+** command can come before the command does (Ctrl-C right after Enter): the
+** thread notes its request (lk.intr) and the command is interrupted when it
+** starts (link_interrupted).
 */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
@@ -53,6 +55,7 @@ static struct {
   char *buf;              /* the current answer, and what of it stdio has not taken */
   size_t cap, pos, len;
   atomic_long seq;        /* requests sent */
+  atomic_long intr;       /* the last request an interrupt frame named */
   atomic_int waiting;     /* the main thread waits for an answer */
   pthread_t main, reader;
   link_queryfn query;     /* answers 'Q' frames while waiting (NULL: none) */
@@ -60,6 +63,9 @@ static struct {
 } lk = {.sock = -1, .answers = {-1, -1}};
 
 int link_on(void) { return lk.on; }
+int link_interrupted(void) {
+  return lk.on && atomic_load(&lk.seq) > 0 && atomic_load(&lk.intr) == atomic_load(&lk.seq);
+}
 void link_prompt(const char *prompt) { lk.prompt = prompt; }
 
 int mplua_stdin_tty(void) { return lk.on ? lk.tty : isatty(STDIN_FILENO); }
@@ -240,8 +246,12 @@ static void *reader(void *ud) {
       if (n >= sizeof num || proto_read(lk.sock, num, n) != 0)
         break;
       num[n] = '\0';
-      if (!atomic_load(&lk.waiting) && strtol(num, NULL, 10) == atomic_load(&lk.seq))
-        pthread_kill(lk.main, SIGUSR1);
+      long s = strtol(num, NULL, 10);
+      if (s == atomic_load(&lk.seq)) { /* noted first: link_interrupted sees it */
+        atomic_store(&lk.intr, s);
+        if (!atomic_load(&lk.waiting))
+          pthread_kill(lk.main, SIGUSR1);
+      }
       continue;
     }
     if (n > FRONT_MAX_PAYLOAD || proto_write(lk.answers[1], hdr, sizeof hdr) != 0)

@@ -443,7 +443,9 @@ static int repl_main(lua_State *L) {
     if (status == GOT_INTR) /* the reader has moved to a new line */
       continue;
     if (status == LUA_OK) { /* mp.connect routes chunks to another rank */
-      mplua_interrupt_clear();
+      mplua_interrupt_clear(); /* pressed between commands: for none */
+      if (link_interrupted()) /* pressed right after this command's line */
+        mplua_interrupt();
       status = mplua_target(L) ? mplua_remote(L) : mplua_docall(L, 0, LUA_MULTRET);
     }
     if (status == LUA_OK)
