@@ -28,7 +28,7 @@ if [ "$N" != nompi ]; then
     [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$exe" ] || continue
     a=$p
     while [ "$a" -gt 1 ] && [ "$a" != "$pid" ]; do
-      a=$(awk '{print $4}' "/proc/$a/stat")
+      a=$(awk '{print $4}' "/proc/$a/stat" 2>/dev/null) || a=1 # another test's, gone
     done
     if [ "$a" = "$pid" ]; then target=$p; fi
   done
