@@ -11,7 +11,7 @@ local ones = {} -- Gatherv's counts: one element per rank
 for r = 1, n do ones[r] = 1 end
 -- whether text names one of mp's calls inside (mp.gather, mp.Comm.split; not mp.mpi.X, mp.exec)
 local function names_mp(text)
-  for w in text:gmatch("mp%.(%a+)") do
+  for w in text:gmatch("%f[%w_]mp%.(%a+)") do -- not the "mp." of a path like /tmp/tmp.X
     if w ~= "mpi" and w ~= "exec" then return true end
   end
   return false
