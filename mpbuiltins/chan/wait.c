@@ -141,9 +141,12 @@ static void note_where(lua_State *L, mpb_state *st) {
       snprintf(op, sizeof op, "%s", d->op);
     if (d->peer >= 0) snprintf(peer, sizeof peer, " from rank %d", d->peer);
     if (d->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)d->seq);
-    snprintf(st->where, sizeof st->where, "in %s%s%s%s%s%s",
-             strncmp(op, "mpi.", 4) == 0 ? "" : "mp.", op, peer, seq, line[0] ? " at " : "",
-             line); /* mp.mpi's words are MPI's: "in mpi.Recv(tag 3)", as deadlocks say */
+    /* mp.mpi's words are MPI's: "in mpi.Recv(tag 3)", as deadlocks say; a long
+    ** line is cut at the report's width (the return value says so, unused) */
+    if (snprintf(st->where, sizeof st->where, "in %s%s%s%s%s%s",
+                 strncmp(op, "mpi.", 4) == 0 ? "" : "mp.", op, peer, seq, line[0] ? " at " : "",
+                 line) < 0)
+      st->where[0] = '\0';
   } else if (line[0]) {
     snprintf(st->where, sizeof st->where, "at %s", line);
   }
