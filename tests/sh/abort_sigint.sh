@@ -13,25 +13,13 @@ tmp=$(mktemp -d)
 . "$(dirname "$0")/lib/coproc.bash"
 coproc_start "$MPIEXEC" -n "$N" "$MPLUA"
 upto "> "
-send 'mp.exec(function() if mp.rank == 0 then print("spinning " .. io.open("/proc/self/stat"):read("a"):match("^(%d+)") .. " .") end while true do end end)'
-upto "spinning "
-upto " ."
-rank0=${seen% .}
-rank0=${rank0##* }
-kill -INT "$rank0"
+send 'mp.exec(function() if mp.rank == 0 then print("spinning " .. '"$PID_LUA"' .. " .") end while true do end end)'
+kill_int_after "spinning "
 upto "> "
 send 'print("next", mp.exec(function() return mp.handin(1) end))'
 upto "next	$N"
-exec {in}>&-
-wait "$pid" || { echo "FAIL ($N): exit status $?" >&2; exit 1; }
-pid=""
-# the report comes before the next prompt, on stdout (the prompt joins
-# rank 0's stderr to stdout's pipe, so that hydra keeps their order)
+finish_interrupted
 # it is reported as an interrupt, not as a fault of rank 0
-case $seen in
-  *"mp.exec: interrupted!"*"> "*) ;;
-  *) echo "FAIL ($N): no report before the prompt; got: $seen"; cat "$tmp/err"; exit 1 ;;
-esac
 case $seen in
   *faulted*) echo "FAIL ($N): the interrupt is reported as a fault: $seen"; exit 1 ;;
 esac

@@ -14,20 +14,10 @@ tmp=$(mktemp -d)
 . "$(dirname "$0")/lib/coproc.bash"
 coproc_start timeout 120 "$MPIEXEC" -n "$N" "$MPLUA"
 upto "> "
-send 'mp.exec(function() local w = mp.mpi.Win_create(mp.array("f64", 1)) if mp.rank == 1 then w:Lock(0) mp.send(0, "held") while true do end elseif mp.rank == 0 then mp.recv(1) print("locking " .. io.open("/proc/self/stat"):read("a"):match("^(%d+)") .. " .") w:Lock(0) else w:Lock(0) end end)'
-upto "locking "
-upto " ."
-rank0=${seen% .}
-rank0=${rank0##* }
-kill -INT "$rank0"
+send 'mp.exec(function() local w = mp.mpi.Win_create(mp.array("f64", 1)) if mp.rank == 1 then w:Lock(0) mp.send(0, "held") while true do end elseif mp.rank == 0 then mp.recv(1) print("locking " .. '"$PID_LUA"' .. " .") w:Lock(0) else w:Lock(0) end end)'
+kill_int_after "locking "
 upto "> "
 send 'print("next", mp.exec(function() local a = mp.array("i64", 1) local w = mp.mpi.Win_create(a) w:Lock(0) w:Accumulate(mp.array("i64", {1}), 0, 0, mp.mpi.SUM) w:Unlock(0) mp.barrier() return a[1] end))'
 upto "next	$N"
-exec {in}>&-
-wait "$pid" || { echo "FAIL ($N): exit status $?" >&2; exit 1; }
-pid=""
-case $seen in
-  *"mp.exec: interrupted!"*"> "*) ;;
-  *) echo "FAIL ($N): no report before the prompt; got: $seen"; cat "$tmp/err"; exit 1 ;;
-esac
+finish_interrupted
 echo "mpi_winlock_sigint ok"

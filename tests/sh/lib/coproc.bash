@@ -37,3 +37,29 @@ upto() {
 }
 
 send() { printf '%s\n' "$1" >&"$in"; }
+
+# For tests that signal rank 0 at a known point: the task prints
+# "TEXT <pid> ." (PID_LUA below gives the pid in Lua) and
+#   kill_int_after TEXT   reads up to the pid and sends it SIGINT
+#   finish_interrupted    ends the input, waits for exit status 0 and checks
+#                         that "mp.exec: interrupted!" came before a prompt
+PID_LUA='io.open("/proc/self/stat"):read("a"):match("^(%d+)")'
+kill_int_after() {
+  upto "$1"
+  upto " ."
+  local p=${seen% .}
+  kill -INT "${p##* }"
+}
+finish_interrupted() {
+  exec {in}>&-
+  local status=0
+  wait "$pid" || status=$?
+  pid=""
+  [ "$status" = 0 ] || fail "exit status $status"
+  # the report comes before the next prompt, on stdout (the prompt joins
+  # rank 0's stderr to stdout's pipe, so that hydra keeps their order)
+  case $seen in
+    *"mp.exec: interrupted!"*"> "*) ;;
+    *) fail "no interrupt report before the prompt" ;;
+  esac
+}
