@@ -20,13 +20,7 @@
 #include "lauxlib.h"
 #include "lualib.h"
 #include "mplua.h"
-
-static int rank;
-
-static void fail(const char *what) {
-  fprintf(stderr, "FAIL [rank %d]: %s\n", rank, what);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+#include "host_check.h"
 
 static void ok(const char *what) {
   if (rank == 0) printf("ok %s\n", what);
@@ -73,15 +67,6 @@ static int big_block_mmapped(void) {
 static int l_itimer(lua_State *L) {
   lua_pushboolean(L, timer_on());
   return 1;
-}
-
-static void run(lua_State *L, const char *code) {
-  if (luaL_loadstring(L, code) != LUA_OK || mplua_docall(L, 0, 1) != LUA_OK) {
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
-    fail(code);
-  }
-  if (!lua_toboolean(L, -1)) fail(code);
-  lua_pop(L, 1);
 }
 
 int main(int argc, char **argv) {

@@ -17,13 +17,7 @@
 #include <mpi.h>
 #include "lauxlib.h"
 #include "mplua.h"
-
-static int rank;
-
-static void fail(const char *what) {
-  fprintf(stderr, "FAIL [rank %d]: %s\n", rank, what);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+#include "host_check.h"
 
 static const char prelude[] =
     "marks = {}\n"

@@ -12,39 +12,24 @@
 #include <mpi.h>
 #include "lauxlib.h"
 #include "mplua.h"
-
-static int wrank;
-
-static void fail(const char *what) {
-  fprintf(stderr, "FAIL [world rank %d]: %s\n", wrank, what);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
+#include "host_check.h"
 
 static int l_wrank(lua_State *L) {
-  lua_pushinteger(L, wrank);
+  lua_pushinteger(L, rank);
   return 1;
-}
-
-static void run(lua_State *L, const char *code) {
-  if (luaL_loadstring(L, code) != LUA_OK || mplua_docall(L, 0, 1) != LUA_OK) {
-    fprintf(stderr, "%s\n", lua_tostring(L, -1));
-    fail(code);
-  }
-  if (!lua_toboolean(L, -1)) fail(code);
-  lua_pop(L, 1);
 }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int wsize;
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &wsize);
   MPI_Comm sub;
-  MPI_Comm_split(MPI_COMM_WORLD, wrank % 2, wrank, &sub);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &sub);
   int srank, ssize;
   MPI_Comm_rank(sub, &srank);
   MPI_Comm_size(sub, &ssize);
-  if (wrank % 2 == 0) {
+  if (rank % 2 == 0) {
     mplua_config c;
     mplua_config_init(&c);
     c.comm = sub;
@@ -82,7 +67,7 @@ int main(int argc, char **argv) {
   int one = 1, all = 0;
   MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (all != wsize) fail("the world after mplua");
-  if (wrank == 1) printf("ok the odd ranks' own MPI work, undisturbed\n");
+  if (rank == 1) printf("ok the odd ranks' own MPI work, undisturbed\n");
   MPI_Comm_free(&sub);
   MPI_Finalize();
   return 0;
