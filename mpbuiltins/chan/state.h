@@ -79,6 +79,7 @@ typedef struct mpb_waitdesc {
 
 typedef struct mpb_waiting {
   const mpb_waitdesc *d;   /* NULL: not waiting for a message */
+  uint32_t pause;          /* nonzero: a pause (mpb_wait_paused), its number */
   lua_State *L;
   int (*ready)(struct mpb_state *st, void *ud);
   void *ud;
@@ -123,6 +124,7 @@ typedef struct mpb_state {
   int closing;       /* workers: the program has ended; tasks fail (module.c) */
   int phase;         /* MPB_PHASE_* */
   mpb_waiting waiting;
+  uint32_t pauses, go; /* pauses begun here; the last one rank 0 let go (tasks/where.c) */
   char where[192];   /* where this rank was when the abort reached it */
   /* Rank 0: its wait has nothing to do (called when it naps; tasks/ looks
   ** for a deadlock and runs the watchdog). */

@@ -4,15 +4,20 @@
 ** wildcard matches, as ISP and DAMPI explore them.
 **
 ** Whichever message arrives first is a matter of timing; the scheduler takes
-** timing out of the choice. A receive from ANY_SOURCE first waits until
-** every other member of its communicator has a message it could take, or
-** until MPLUA_SCHEDULE_WAIT seconds (default 0.5) have passed since the
-** first candidate came (a member that sends nothing matching must not stall
-** it for ever); then a generator seeded by (seed, rank, task) chooses among
+** timing out of the choice. A receive from ANY_SOURCE first waits for a
+** candidate, then pauses (mpb_wait_paused) until every other member of its
+** communicator has a message it could take, or until nothing else can
+** happen: rank 0's look around (tasks/where.c) finds every rank blocked,
+** paused or finished, nothing in flight, and this pause the lowest, and
+** lets it go. Then a generator seeded by (seed, rank, task) chooses among
 ** the candidates, one per sender (each sender's oldest: non-overtaking
-** holds). Replaying the seed replays every such choice as long as the
-** candidates are the same, which they are when the senders send within the
-** patience. mpi.Schedule(seed) sets the seed from a script: the generator
+** holds). The candidates are then those of a state every timing reaches
+** (the ranks run deterministically between such choices, a message from a
+** named source being the same whenever it comes), so replaying the seed
+** replays every choice. A member that keeps running (polling with Iprobe or
+** Test, or computing) is waited for at most MPLUA_SCHEDULE_WAIT seconds
+** (default 0.5) after the first candidate came; only a choice made then
+** depends on timing. mpi.Schedule(seed) sets the seed from a script: the generator
 ** then counts tasks from the one that set it, so setting the same seed in a
 ** task replays that task's choices. MPLUA_SCHEDULE_LOG=PREFIX appends each choice to PREFIX.<rank>
 ** (scripts/explore.lua compares them).
@@ -22,6 +27,7 @@
 #include <string.h>
 
 #include "mpi/mpi.h"
+#include "tasks/tasks.h"
 
 void mpb_mpi_sched_init(mpb_mpi *M) {
   const char *s = getenv("MPLUA_SCHEDULE");
@@ -105,6 +111,7 @@ typedef struct {
   mpb_mpi *M;
   const mpb_comm *c;
   int tag;
+  uint32_t pause; /* its number (mpb_where_pause) */
   double since; /* the first candidate came (0: not yet) */
 } gather;
 
@@ -120,16 +127,29 @@ static int enough(mpb_state *st, void *ud) {
   int self;
   mpb_mpi_settle(g->M);
   int n = mpb_mpi_candidates(g->M, g->c, g->tag, &self);
-  return n >= g->c->size - !self || mpb_now() - g->since >= g->M->patience;
+  return n >= g->c->size - !self || (g->pause && st->go == g->pause) ||
+         mpb_now() - g->since >= g->M->patience;
+}
+
+static int enough_or_acks(mpb_state *st, void *ud) {
+  gather *g = ud;
+  return enough(st, ud) || g->M->nacks > 0;
 }
 
 void mpb_mpi_sched_gather(lua_State *L, mpb_mpi *M, const mpb_comm *c, int tag,
                           const char *fname) {
-  gather g = {M, c, tag, 0};
+  gather g = {M, c, tag, 0, 0};
   char what[48];
   mpb_mpi_describe(what, sizeof what, fname, MPB_MPI_ANY_SOURCE, tag);
   mpb_waitdesc d = {what, -1, c->id, 0};
   mpb_mpi_wait(L, M, some, &g, &d);
   g.since = mpb_now();
-  mpb_mpi_wait(L, M, enough, &g, NULL); /* a deliberate pause, not a blocked rank */
+  if (enough(M->st, &g)) return;
+  g.pause = mpb_where_pause(M->st);
+  for (;;) { /* mpb_mpi_wait's loop, paused: the acknowledgements owed go out */
+    int done = enough(M->st, &g);
+    if (M->nacks) mpb_mpi_flush(L, M);
+    if (done) return;
+    mpb_wait_paused(L, M->st, enough_or_acks, &g, &d, g.pause);
+  }
 }

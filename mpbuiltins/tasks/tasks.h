@@ -111,6 +111,9 @@ void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n);
 /* -------------------------------------------------------------- where.c */
 /* A task begins: nothing seen yet. */
 void mpb_where_reset(mpb_state *st);
+/* A pause begins on this rank (mpb_wait_paused): its number; rank 0 looks
+** around at once to let it go when nothing else can change. */
+uint32_t mpb_where_pause(mpb_state *st);
 /* In the abort protocol (collective): every rank's `where` to rank 0. The
 ** gather can be started (*req: MPI_REQUEST_NULL when there is nothing to
 ** wait for), waited for with other requests, and ended. */

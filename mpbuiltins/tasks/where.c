@@ -18,6 +18,14 @@
 ** unblocks, and a message that could unblock one would show as sent and not
 ** received; so nothing can ever change, and rank 0 aborts the task with a
 ** report that names who waits for what.
+**
+** A pause (mpb_wait_paused: the schedule explorer's wildcard receive
+** waiting for the candidates that can still come) is neither: in such a
+** picture, with paused ranks among the blocked and finished ones, nothing
+** can change until a paused rank goes on, so rank 0 lets the lowest one go
+** (GO) instead of reporting a deadlock. One at a time, in rank order: a
+** rank let go may send what another paused rank would take, and that rank
+** chooses in the next such picture, whatever the timing.
 */
 #include <errno.h>
 #include <signal.h>
@@ -29,12 +37,12 @@
 
 #define WHERE 192
 #define ALIVE_EVERY 0.02 /* seconds between looks for dead ranks while rank 0 naps */
-enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE };
+enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE, S_PAUSED };
 
 typedef struct {
   int64_t round, task;
   int32_t state, peer;
-  uint32_t comm, seq;
+  uint32_t comm, seq, pause;
   char op[48];
   char line[96];
 } snap_head;
@@ -71,7 +79,8 @@ static void describe(mpb_state *st, snap_head *h) {
   const mpb_waitdesc *d = st->waiting.d;
   int quiet = mpb_arrivals_idle(st) && !st->sends;
   if (d && quiet && !st->waiting.ready(st, st->waiting.ud)) {
-    h->state = S_BLOCKED;
+    h->state = st->waiting.pause ? S_PAUSED : S_BLOCKED;
+    h->pause = st->waiting.pause;
     h->peer = d->peer;
     h->comm = d->comm;
     h->seq = d->seq;
@@ -104,6 +113,7 @@ static void say_state(const snap_head *h, char *buf, size_t n) {
     case S_BLOCKED:
       snprintf(buf, n, "waits in %s%s%s%s%s", module(h), h->op, peer, seq, at);
       break;
+    case S_PAUSED: snprintf(buf, n, "waits in %s%s (the scheduler's pause)%s", module(h), h->op, at); break;
     case S_FINISHED: snprintf(buf, n, "has finished the task"); break;
     case S_IDLE: snprintf(buf, n, "has not started the task"); break;
     default: snprintf(buf, n, "is running%s", at); break;
@@ -154,18 +164,23 @@ static void collapse(const char *texts, size_t stride, int n, const char *sep, c
 }
 
 /* --------------------------------------------------------- the verdict */
+/* Blocked or paused: sends nothing until a message (or GO) comes. */
+static int stuck(const snap_head *h) { return h->state == S_BLOCKED || h->state == S_PAUSED; }
+
+/* Nothing can change: every rank stuck or finished, one at least stuck,
+** nothing on its way to a stuck rank. */
 static int deadlocked(mpb_state *st, char *all) {
   int n = st->size, blocked = 0;
   for (int p = 0; p < n; p++) {
     snap_head *h = answer(st, all, p);
     if (h->task != st->task) return 0;
-    if (h->state == S_BLOCKED) blocked++;
+    if (stuck(h)) blocked++;
     else if (h->state != S_FINISHED) return 0;
   }
   if (!blocked) return 0;
   for (int p = 0; p < n; p++) { /* nothing on its way to a blocked rank */
     snap_head *h = answer(st, all, p);
-    if (h->state != S_BLOCKED) continue;
+    if (!stuck(h)) continue;
     for (int q = 0; q < n; q++)
       if (counts(answer(st, all, q))[p] != counts(h)[n + q]) return 0;
   }
@@ -215,6 +230,12 @@ static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
 }
 
 /* -------------------------------------------------------------- rounds */
+/* Let pause `pause` of rank r go. */
+static void let_go(mpb_state *st, int r, uint32_t pause) {
+  if (r == 0) st->go = pause;
+  else mpb_ctl_send(st, r, MPB_CTL_GO, st->task, 0, pause, NULL, 0);
+}
+
 static void complete(mpb_state *st) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
   describe(st, answer(st, s->answers, 0)); /* rank 0's own, now */
@@ -225,8 +246,16 @@ static void complete(mpb_state *st) {
     int same = 1;
     for (int p = 0; p < st->size && same; p++) {
       snap_head *a = answer(st, s->answers, p), *b = answer(st, s->previous, p);
-      same = a->state == b->state && memcmp(counts(a), counts(b), 2 * sizeof(int64_t) *
-                                                                        (size_t)st->size) == 0;
+      same = a->state == b->state && a->pause == b->pause &&
+             memcmp(counts(a), counts(b), 2 * sizeof(int64_t) * (size_t)st->size) == 0;
+    }
+    int p = 0;
+    while (same && p < st->size && answer(st, s->answers, p)->state != S_PAUSED) p++;
+    if (same && p < st->size) { /* not a deadlock: the lowest pause goes on */
+      let_go(st, p, answer(st, s->answers, p)->pause);
+      s->have_previous = 0;
+      s->next = 0;
+      return;
     }
     if (same && !st->aborting) {
       char msg[1024];
@@ -261,6 +290,31 @@ static void on_snap(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
     free(buf);
   }
   mpb_msg_free(m);
+}
+
+/* Rank 0: a rank has begun a pause: look at once, and soon again. */
+static void look_soon(mpb_state *st) {
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
+  if (!s) return;
+  s->next = 0;
+  s->gap = 0.004;
+}
+
+static void on_pause(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  if (h->task == st->task) look_soon(st);
+  mpb_msg_free(m);
+}
+
+static void on_go(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
+  if (h->task == st->task) st->go = (uint32_t)h->value;
+  mpb_msg_free(m);
+}
+
+uint32_t mpb_where_pause(mpb_state *st) {
+  uint32_t pause = ++st->pauses ? st->pauses : ++st->pauses; /* never 0 */
+  if (st->rank == 0) look_soon(st);
+  else mpb_ctl_send(st, 0, MPB_CTL_PAUSE, st->task, 0, pause, NULL, 0);
+  return pause;
 }
 
 static void watchdog_report(mpb_state *st, double waited) {
@@ -488,7 +542,9 @@ void mpb_open_where(lua_State *L) {
   lua_pushcfunction(L, mp_watchdog);
   lua_setfield(L, -2, "watchdog");
   mpb_ctl_on(st, MPB_CTL_SNAP, on_snap);
+  mpb_ctl_on(st, MPB_CTL_GO, on_go);
   if (st->rank != 0) return;
+  mpb_ctl_on(st, MPB_CTL_PAUSE, on_pause);
   struct mpb_snap *s = lua_newuserdatauv(L, sizeof *s, 0);
   memset(s, 0, sizeof *s); /* inert until its buffers exist */
   lua_newtable(L);
