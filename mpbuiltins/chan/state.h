@@ -79,7 +79,7 @@ typedef struct mpb_waitdesc {
 
 typedef struct mpb_waiting {
   const mpb_waitdesc *d;   /* NULL: not waiting for a message */
-  uint32_t pause;          /* nonzero: a pause (mpb_wait_paused), its number */
+  uint32_t pause, turn;    /* nonzero: a pause (mpb_wait_paused), its number; its turn */
   lua_State *L;
   int (*ready)(struct mpb_state *st, void *ud);
   void *ud;

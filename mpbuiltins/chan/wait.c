@@ -120,10 +120,11 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
 }
 
 void mpb_wait_paused(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
-                     const mpb_waitdesc *d, uint32_t pause) {
+                     const mpb_waitdesc *d, uint32_t pause, uint32_t turn) {
   mpb_waiting prev = st->waiting;
   st->waiting.d = d;
   st->waiting.pause = pause;
+  st->waiting.turn = turn;
   st->waiting.L = L;
   st->waiting.ready = ready;
   st->waiting.ud = ud;
@@ -133,7 +134,7 @@ void mpb_wait_paused(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
 
 void mpb_wait_described(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
                         const mpb_waitdesc *d) {
-  mpb_wait_paused(L, st, ready, ud, d, 0);
+  mpb_wait_paused(L, st, ready, ud, d, 0, 0);
 }
 
 /* Where this rank is, as the abort reaches it (reports say it for every rank). */

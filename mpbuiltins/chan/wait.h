@@ -24,10 +24,11 @@ void mpb_wait_described(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
                         const mpb_waitdesc *d);
 /* The same, as pause number `pause` (st->pauses): a wait that no message
 ** need end. tasks/ lets it go (st->go = pause) once every rank is blocked,
-** paused or finished with nothing in flight (the schedule explorer's
-** exact moment to choose among what has come). */
+** paused or finished with nothing in flight, and no other pause has a lower
+** (turn, rank) (the schedule explorer's exact moment to choose among what
+** has come). */
 void mpb_wait_paused(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
-                     const mpb_waitdesc *d, uint32_t pause);
+                     const mpb_waitdesc *d, uint32_t pause, uint32_t turn);
 /* The same without Lua (shutdown): gives up after timeout seconds; returns
 ** whether ready became true. */
 int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout);

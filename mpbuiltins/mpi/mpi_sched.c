@@ -8,8 +8,8 @@
 ** candidate, then pauses (mpb_wait_paused) until every other member of its
 ** communicator has a message it could take, or until nothing else can
 ** happen: rank 0's look around (tasks/where.c) finds every rank blocked,
-** paused or finished, nothing in flight, and this pause the lowest, and
-** lets it go. Then a generator seeded by (seed, rank, task) chooses among
+** paused or finished, nothing in flight, and this pause the first of the
+** paused ones in an order the seed draws (its turn), and lets it go. Then a generator seeded by (seed, rank, task) chooses among
 ** the candidates, one per sender (each sender's oldest: non-overtaking
 ** holds). The candidates are then those of a state every timing reaches
 ** (the ranks run deterministically between such choices, a message from a
@@ -111,7 +111,7 @@ typedef struct {
   mpb_mpi *M;
   const mpb_comm *c;
   int tag;
-  uint32_t pause; /* its number (mpb_where_pause) */
+  uint32_t pause, turn; /* its number (mpb_where_pause), its turn among pauses */
   double since; /* the first candidate came (0: not yet) */
 } gather;
 
@@ -138,7 +138,8 @@ static int enough_or_acks(mpb_state *st, void *ud) {
 
 void mpb_mpi_sched_gather(lua_State *L, mpb_mpi *M, const mpb_comm *c, int tag,
                           const char *fname) {
-  gather g = {M, c, tag, 0, 0};
+  uint64_t x = M->rng ^ 0x5851f42d4c957f2dull; /* the turn: seeded, drawn apart from the picks */
+  gather g = {M, c, tag, 0, (uint32_t)(splitmix(&x) >> 32), 0};
   char what[48];
   mpb_mpi_describe(what, sizeof what, fname, MPB_MPI_ANY_SOURCE, tag);
   mpb_waitdesc d = {what, -1, c->id, 0};
@@ -150,6 +151,6 @@ void mpb_mpi_sched_gather(lua_State *L, mpb_mpi *M, const mpb_comm *c, int tag,
     int done = enough(M->st, &g);
     if (M->nacks) mpb_mpi_flush(L, M);
     if (done) return;
-    mpb_wait_paused(L, M->st, enough_or_acks, &g, &d, g.pause);
+    mpb_wait_paused(L, M->st, enough_or_acks, &g, &d, g.pause, g.turn);
   }
 }

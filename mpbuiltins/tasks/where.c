@@ -23,9 +23,11 @@
 ** waiting for the candidates that can still come) is neither: in such a
 ** picture, with paused ranks among the blocked and finished ones, nothing
 ** can change until a paused rank goes on, so rank 0 lets the lowest one go
-** (GO) instead of reporting a deadlock. One at a time, in rank order: a
-** rank let go may send what another paused rank would take, and that rank
-** chooses in the next such picture, whatever the timing.
+** (GO) instead of reporting a deadlock. One at a time, the lowest (turn,
+** rank) first (the turn is the pausing layer's: the explorer's comes from
+** its seed, so seeds also vary which receiver chooses first): a rank let go
+** may send what another paused rank would take, and that rank chooses in
+** the next such picture, whatever the timing.
 */
 #include <errno.h>
 #include <signal.h>
@@ -42,7 +44,7 @@ enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE, S_PAUSED };
 typedef struct {
   int64_t round, task;
   int32_t state, peer;
-  uint32_t comm, seq, pause;
+  uint32_t comm, seq, pause, turn;
   char op[48];
   char line[96];
 } snap_head;
@@ -81,6 +83,7 @@ static void describe(mpb_state *st, snap_head *h) {
   if (d && quiet && !st->waiting.ready(st, st->waiting.ud)) {
     h->state = st->waiting.pause ? S_PAUSED : S_BLOCKED;
     h->pause = st->waiting.pause;
+    h->turn = st->waiting.turn;
     h->peer = d->peer;
     h->comm = d->comm;
     h->seq = d->seq;
@@ -249,9 +252,12 @@ static void complete(mpb_state *st) {
       same = a->state == b->state && a->pause == b->pause &&
              memcmp(counts(a), counts(b), 2 * sizeof(int64_t) * (size_t)st->size) == 0;
     }
-    int p = 0;
-    while (same && p < st->size && answer(st, s->answers, p)->state != S_PAUSED) p++;
-    if (same && p < st->size) { /* not a deadlock: the lowest pause goes on */
+    int p = -1;
+    for (int q = 0; q < st->size && same; q++) {
+      snap_head *h = answer(st, s->answers, q);
+      if (h->state == S_PAUSED && (p < 0 || h->turn < answer(st, s->answers, p)->turn)) p = q;
+    }
+    if (same && p >= 0) { /* not a deadlock: the first pause goes on */
       let_go(st, p, answer(st, s->answers, p)->pause);
       s->have_previous = 0;
       s->next = 0;
