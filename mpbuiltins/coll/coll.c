@@ -33,6 +33,7 @@ mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname
   x.op = -1;
   x.fidx = 0;
   x.root = -1;
+  x.call = NULL;
   if (c->seq_task != st->task) { /* numbers restart with each task */
     c->seq_task = st->task;
     c->nseq = 0;
@@ -50,7 +51,10 @@ mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
   }
-  return mpb_coll_on(L, st, c, fname, kind);
+  mpb_coll x = mpb_coll_on(L, st, c, fname, kind);
+  x.call = lua_touserdata(L, lua_upvalueindex(2)); /* an upper layer's call (coll.h) */
+  if (x.call) x.fname = x.call->name;
+  return x;
 }
 
 /* ---------------------------------------------------------- signatures */
@@ -60,7 +64,8 @@ mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind) {
 void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h) {
   h->task = 0;
   h->comm = x->c->id;
-  h->flags = (uint32_t)x->kind | (uint32_t)(x->op < 0 ? 0 : x->op + 1) << 8;
+  h->flags = (uint32_t)x->kind | (uint32_t)(x->op < 0 ? 0 : x->op + 1) << 8 |
+             (x->call ? x->call->id : 0u) << 16;
   h->seq = x->seq;
   h->aux = x->root;
 }
@@ -75,19 +80,27 @@ static const char *call_name(int kind) {
                                                                       : mpb_coll_kind_name(kind);
 }
 
+/* The name of the call that sent a message with this header's flags: the
+** upper layer's call when both it and x are one (coll.h), else mp's. */
+static const char *sender_name(const mpb_coll *x, uint32_t flags) {
+  unsigned id = (flags >> 16) & 0xff;
+  return id && x->call ? x->call->names[id] : call_name((int)(flags & 0x7f));
+}
+
 /* Describe how m (from a member of x's communicator) disagrees with x;
 ** returns 0 when it does not. */
 static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   mpb_uhdr h = mpb_msg_hdr(m);
   int kind = (int)(h.flags & 0x7f), op = (int)((h.flags >> 8) & 0xff) - 1;
+  unsigned id = (h.flags >> 16) & 0xff;
   int r = x->c->of_world[m->src];
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
-             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, call_name(kind),
-             x->seq, call_name(x->kind));
-  else if (kind != x->kind)
+             "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, sender_name(x, h.flags),
+             x->seq, x->call ? x->call->name : call_name(x->kind));
+  else if (kind != x->kind || (id && x->call && id != x->call->id))
     snprintf(buf, n, "rank %d called mp.%s (collective #%u on this communicator)", r,
-             call_name(kind), x->seq);
+             sender_name(x, h.flags), x->seq);
   else if (op != x->op)
     snprintf(buf, n, "rank %d called it with op %s%s%s (here %s%s%s)", r,
              op >= 0 && op != MPB_COLL_FUNC ? "'" : "", op_name(op),
@@ -253,7 +266,8 @@ static mpb_coll oldest(const mpb_coll *x) {
   y.seq = x->c->ring[0].seq;
   y.root = x->c->ring[0].root;
   y.op = -1;
-  y.fname = mpb_coll_kind_name(y.kind);
+  y.call = x->c->ring[0].call;
+  y.fname = y.call ? y.call->name : mpb_coll_kind_name(y.kind);
   return y;
 }
 
@@ -271,10 +285,11 @@ static void ring_taken(lua_State *L, mpb_coll *x, mpb_msg *m) {
 }
 
 /* Take the previous member's check messages that have come (wait for the
-** oldest one when block). */
+** oldest one when block; block 2: at the task's end, where the wait is
+** named by its call and root, the call's line being gone). */
 static void ring_settle(lua_State *L, mpb_coll *x, int block) {
   mpb_comm *c = x->c;
-  int prev = prev_of(c);
+  int prev = prev_of(c), end = block == 2;
   while (c->ring_n > 0) {
     mpb_msg *m = mpb_comm_peek(x->st, c, MPB_CH_COLL, prev, 0);
     if (!m && !block) {
@@ -283,6 +298,10 @@ static void ring_settle(lua_State *L, mpb_coll *x, int block) {
     }
     if (!m && !block) return;
     mpb_coll y = oldest(x);
+    char named[64]; /* an upper layer's call: "mpi.Bcast(root 0)" */
+    if (end && y.call &&
+        snprintf(named, sizeof named, "%s(root %d)", y.call->name, y.root) > 0)
+      y.fname = named;
     if (m && !is_ring(m)) { /* another message before the check: a call this rank did not make */
       char what[MPB_ERRLEN];
       if (!mismatch(&y, m, what, sizeof what))
@@ -311,6 +330,7 @@ void mpb_coll_ring_send(lua_State *L, mpb_coll *x) {
   c->ring[c->ring_n].seq = x->seq;
   c->ring[c->ring_n].kind = x->kind;
   c->ring[c->ring_n].root = x->root;
+  c->ring[c->ring_n].call = x->call;
   c->ring_n++;
   mpb_coll y = *x;
   y.kind |= RING_BIT;
@@ -333,8 +353,8 @@ void mpb_coll_settle(lua_State *L) {
     lua_pop(L, 1);
     mpb_comm *c = lua_touserdata(L, -1);
     if (c->ring_n > 0 && c->seq_task == st->task) {
-      mpb_coll x = {st, c, "exec", MPB_COLL_BCAST, -1, 0, -1, c->nseq};
-      while (c->ring_n > 0) ring_settle(L, &x, 1);
+      mpb_coll x = {st, c, "exec", MPB_COLL_BCAST, -1, 0, -1, c->nseq, NULL};
+      while (c->ring_n > 0) ring_settle(L, &x, 2);
     }
   }
   lua_pop(L, 1);

@@ -32,6 +32,18 @@ enum { MPB_COLL_BCAST = 1, MPB_COLL_REDUCE, MPB_COLL_ALLRED, MPB_COLL_SCAN, MPB_
        MPB_NCOLL };
 #define MPB_COLL_FUNC 0xfe /* op: a Lua function */
 
+/* A call of an upper layer that a collective is made for (mp.mpi's
+** mpi.Bcast over mp's bcast): mp's C function is called through a closure
+** whose upvalue 2 is a light userdata pointing at one of these (upvalue 1
+** nil: the method form, comm first). Errors, waits and the root check then
+** name that call; its id travels in the header (flags bits 16-23), so a
+** member in another such call is named by names[id]. */
+typedef struct mpb_coll_call {
+  unsigned id;               /* 1..255, the index of name in names */
+  const char *name;          /* "mpi.Bcast" */
+  const char *const *names;  /* every call's name by id */
+} mpb_coll_call;
+
 /* A collective call in progress. */
 typedef struct mpb_coll {
   mpb_state *st;
@@ -42,6 +54,7 @@ typedef struct mpb_coll {
   int fidx;          /* MPB_COLL_FUNC: the function's stack slot */
   int root;          /* -1: none */
   uint32_t seq;      /* its number on c in this task */
+  const mpb_coll_call *call; /* the upper layer's call it is made for, or NULL */
 } mpb_coll;
 
 /* Begin a collective of this kind on the communicator at slot 1 (checked);

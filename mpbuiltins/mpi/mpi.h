@@ -184,6 +184,9 @@ void mpb_mpi_win_funcs(lua_State *L);     /* windows, into the table on top (mpi
 /* Push name(f, label[, root arg]), which mpi_trace.lua calls to name the
 ** Lua calls' waits in reports; installs the describer (mpi_names.c). */
 void mpb_mpi_names_push(lua_State *L);
+/* Push call(method, name), which mpi_coll.lua calls to reach mp's
+** collectives as MPI's call name (mpi_names.c). */
+void mpb_mpi_calls_push(lua_State *L);
 #define MPB_SLOT_WIN 3                    /* mpi_win.c's state in st->slot */
 
 #endif

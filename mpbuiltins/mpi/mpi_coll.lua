@@ -2,7 +2,10 @@
 -- mp.mpi's collectives, communicator calls and ops under MPI's names, over
 -- mp's collectives (coll/): the semantics match, so each is a call of the
 -- communicator's method; comm defaults to mp.world (MPI_COMM_WORLD).
-local mpi, mp = ...
+-- The methods are reached through call(method, name) (mpi_names.c): the
+-- same C function, making its collective for the MPI call name, which its
+-- errors, a mismatched member and a root check left for the task's end say.
+local mpi, mp, call = ...
 local world = mp.world
 
 mpi.COMM_WORLD = world
@@ -74,6 +77,14 @@ local function list_arg(t, comm, fname, arg)
   return t
 end
 
+local split, dup = call("split", "mpi.Comm_split"), call("dup", "mpi.Comm_dup")
+local bcast, gather = call("bcast", "mpi.Bcast"), call("gather", "mpi.Gather")
+local scatter, barrier = call("scatter", "mpi.Scatter"), call("barrier", "mpi.Barrier")
+local reduce, allreduce = call("reduce", "mpi.Reduce"), call("allreduce", "mpi.Allreduce")
+local allgather, alltoall = call("allgather", "mpi.Allgather"), call("alltoall", "mpi.Alltoall")
+local scan, exscan = call("scan", "mpi.Scan"), call("allgather", "mpi.Exscan")
+local rsb = call("allreduce", "mpi.Reduce_scatter_block")
+
 function mpi.Comm_rank(comm) return (comm or world).rank end
 function mpi.Comm_size(comm) return (comm or world).size end
 function mpi.Comm_split(comm, color, key)
@@ -85,50 +96,50 @@ function mpi.Comm_split(comm, color, key)
   if key ~= nil and math.type(key) ~= "integer" then
     argerr("Comm_split", 3, "key must be an integer, got %s", type(key))
   end
-  return comm:split(color, key)
+  return split(comm, color, key)
 end
-function mpi.Comm_dup(comm) return comm_arg(comm, "Comm_dup", 1):dup() end
+function mpi.Comm_dup(comm) return dup(comm_arg(comm, "Comm_dup", 1)) end
 
 -- Each call takes a fast path for the usual arguments (COMM_WORLD, a named
 -- op, a root in range) and checks them one by one otherwise.
 -- mpi.X(v, root[, comm]) over comm:method(v, root) (Bcast, Gather)
-local function rooted(method, fname)
+local function rooted(f, fname)
   return function(v, root, comm)
-    if comm == nil and ROOTS[root] then return world[method](world, v, root) end
+    if comm == nil and ROOTS[root] then return f(world, v, root) end
     comm = comm_arg(comm, fname, 3)
-    return comm[method](comm, v, root_arg(root, comm, fname, 2))
+    return f(comm, v, root_arg(root, comm, fname, 2))
   end
 end
-mpi.Bcast, mpi.Gather = rooted("bcast", "Bcast"), rooted("gather", "Gather")
+mpi.Bcast, mpi.Gather = rooted(bcast, "Bcast"), rooted(gather, "Gather")
 function mpi.Barrier(comm)
-  if comm == nil then return world:barrier() end
-  comm_arg(comm, "Barrier", 1):barrier()
+  if comm == nil then return barrier(world) end
+  barrier(comm_arg(comm, "Barrier", 1))
 end
 function mpi.Reduce(v, op, root, comm)
   if comm == nil and OPS[op] and ROOTS[root] then
-    return world:reduce(v, op, root)
+    return reduce(world, v, op, root)
   end
   comm = comm_arg(comm, "Reduce", 4)
-  return comm:reduce(v, op_arg(op, "Reduce", 2), root_arg(root, comm, "Reduce", 3))
+  return reduce(comm, v, op_arg(op, "Reduce", 2), root_arg(root, comm, "Reduce", 3))
 end
 function mpi.Allreduce(v, op, comm)
-  if comm == nil and OPS[op] then return world:allreduce(v, op) end
-  return comm_arg(comm, "Allreduce", 3):allreduce(v, op_arg(op, "Allreduce", 2))
+  if comm == nil and OPS[op] then return allreduce(world, v, op) end
+  return allreduce(comm_arg(comm, "Allreduce", 3), v, op_arg(op, "Allreduce", 2))
 end
 function mpi.Scatter(t, root, comm)
   comm = comm_arg(comm, "Scatter", 3)
   root = root_arg(root, comm, "Scatter", 2)
   if comm.rank == root then list_arg(t, comm, "Scatter", 1) end
-  return comm:scatter(t, root)
+  return scatter(comm, t, root)
 end
-function mpi.Allgather(v, comm) return comm_arg(comm, "Allgather", 2):allgather(v) end
+function mpi.Allgather(v, comm) return allgather(comm_arg(comm, "Allgather", 2), v) end
 function mpi.Alltoall(t, comm)
   comm = comm_arg(comm, "Alltoall", 2)
-  return comm:alltoall(list_arg(t, comm, "Alltoall", 1))
+  return alltoall(comm, list_arg(t, comm, "Alltoall", 1))
 end
 function mpi.Scan(v, op, comm)
-  if comm == nil and OPS[op] then return world:scan(v, op) end
-  return comm_arg(comm, "Scan", 3):scan(v, op_arg(op, "Scan", 2))
+  if comm == nil and OPS[op] then return scan(world, v, op) end
+  return scan(comm_arg(comm, "Scan", 3), v, op_arg(op, "Scan", 2))
 end
 
 local named = {
@@ -165,7 +176,7 @@ function mpi.Exscan(v, op, comm)
   comm = comm_arg(comm, "Exscan", 3)
   op_arg(op, "Exscan", 2)
   local f = type(op) == "function" and op or nil
-  local all = comm:allgather(v)
+  local all = exscan(comm, v)
   if comm.rank == 0 then return nil end
   local acc = all[1]
   for r = 2, comm.rank do
@@ -183,7 +194,7 @@ function mpi.Reduce_scatter_block(a, op, comm)
     error(("bad argument #1 to 'mp.mpi.Reduce_scatter_block' ([rank %d/%d] %d elements do not " ..
            "split into %d equal blocks)"):format(mp.rank, mp.size, n, size), 2)
   end
-  local all, k = comm:allreduce(a, op), n // size
+  local all, k = rsb(comm, a, op), n // size
   local lo = comm.rank * k
   if type(all) == "table" then return table.move(all, lo + 1, lo + k, 1, {}) end
   local out = mp.array(all.dtype, k)
@@ -192,4 +203,4 @@ function mpi.Reduce_scatter_block(a, op, comm)
 end
 
 -- what mpi_vcoll.lua shares
-return {argerr = argerr, comm_arg = comm_arg, root_arg = root_arg, op_arg = op_arg}
+return {argerr = argerr, comm_arg = comm_arg, root_arg = root_arg, op_arg = op_arg, call = call}

@@ -365,7 +365,7 @@ static int start(lua_State *L, const spec *s) {
     root = lua_isnoneornil(L, s->root) ? 0
                                        : mpb_comm_checkrank(L, st, c, s->root, s->root, s->fname);
   lua_settop(L, s->comm);
-  mpb_coll x0 = {st, c, s->fname, s->kind, -1, 0, root, 0}; /* numbered once checked */
+  mpb_coll x0 = {st, c, s->fname, s->kind, -1, 0, root, 0, NULL}; /* numbered once checked */
   if (s->list && (c->rank == root || root < 0)) { /* one item per member, checked first */
     if (!lua_istable(L, s->value))
       luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " table expected, got %s)",

@@ -13,11 +13,50 @@
 ** function (the call the user made; an inner one is the implementation's)
 ** and reads its root argument there. A raise unwinds the frames, so no
 ** name outlives its call.
+**
+** What outlives the call, and what is found inside mp's collective, is
+** named by the collective itself: the Lua calls reach mp's collectives
+** through closures that carry their MPI name (call(method, name), coll.h's
+** mpb_coll_call), so mp's errors say "mp.mpi.Bcast: ...", a member in
+** another call is named by its MPI name, and a root check left for the
+** task's end waits as "mpi.Bcast(root 0)".
 */
 #include <stdio.h>
 #include <string.h>
 
+#include "coll/coll.h"
 #include "mpi/mpi.h"
+
+/* The calls made over mp's collectives; their ids (numbers in headers)
+** are their places here, from 1. */
+#define CALL_LIST(X)                                                                     \
+  X(Bcast) X(Gather) X(Scatter) X(Reduce) X(Allreduce) X(Allgather) X(Alltoall) X(Scan)  \
+  X(Barrier) X(Exscan) X(Reduce_scatter_block) X(Gatherv) X(Scatterv) X(Allgatherv)      \
+  X(Alltoallv) X(Reduce_scatter) X(Comm_split) X(Comm_dup)
+#define NAME_OF(c) "mpi." #c,
+static const char *const CALL_NAMES[] = {NULL, CALL_LIST(NAME_OF)};
+#define ID_OF(c) CALL_##c,
+enum { CALL_NONE_, CALL_LIST(ID_OF) NCALLS };
+#define CALL_OF(c) {CALL_##c, "mpi." #c, CALL_NAMES},
+static const mpb_coll_call CALLS[] = {{0, NULL, CALL_NAMES}, CALL_LIST(CALL_OF)};
+
+/* call(method, name): mp's collective method (comm:method) as a function
+** f(comm, ...) that makes its collective for mp.mpi's call name */
+static int l_call(lua_State *L) {
+  const char *method = luaL_checkstring(L, 1), *name = luaL_checkstring(L, 2);
+  size_t i = 1;
+  while (i < NCALLS && strcmp(CALL_NAMES[i], name) != 0) i++;
+  lua_getfield(L, LUA_REGISTRYINDEX, MPB_COMM_METHODS);
+  lua_getfield(L, -1, method);
+  lua_CFunction f = lua_tocfunction(L, -1);
+  if (i == NCALLS || !f) return luaL_error(L, "mp.mpi: no call %s over comm:%s", name, method);
+  lua_pushnil(L); /* upvalue 1: the method form (mpb_comm_self) */
+  lua_pushlightuserdata(L, (void *)&CALLS[i]);
+  lua_pushcclosure(L, f, 2);
+  return 1;
+}
+
+void mpb_mpi_calls_push(lua_State *L) { lua_pushcfunction(L, l_call); }
 
 static const char NAMES = 0; /* its address: registry key of {function = {label, root arg}} */
 

@@ -309,7 +309,8 @@ void mpb_open_mpi(lua_State *L) {
   ** as MPI's around the Lua calls while tracing, and their names in the
   ** reports of waits (mpi_trace.lua, mpi_names.c) */
   int mpi = lua_gettop(L);
-  run_glue(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", mpi, mpt, 0, 1); /* its checks: */
+  mpb_mpi_calls_push(L);
+  run_glue(L, mp_mpi_lua, mp_mpi_lua_len, "=mp.mpi", mpi, mpt, 1, 1); /* its checks: */
   lua_pushvalue(L, -1);
   run_glue(L, mp_mpiv_lua, mp_mpiv_lua_len, "=mp.mpi.v", mpi, mpt, 1, 0); /* to mpi_vcoll */
   run_glue(L, mp_mpi_group_lua, mp_mpi_group_lua_len, "=mp.mpi.group", mpi, mpt, 1, 1);

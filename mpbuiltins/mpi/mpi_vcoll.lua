@@ -10,6 +10,10 @@
 -- Built over mp's gather, scatter, allgather, alltoall and allreduce.
 local mpi, mp, checks = ...
 local comm_arg, root_arg, op_arg = checks.comm_arg, checks.root_arg, checks.op_arg
+local call = checks.call -- mp's collectives as the MPI calls made of them (mpi_coll.lua)
+local gatherv, scatterv = call("gather", "mpi.Gatherv"), call("scatter", "mpi.Scatterv")
+local allgatherv, alltoallv = call("allgather", "mpi.Allgatherv"), call("alltoall", "mpi.Alltoallv")
+local reduce_scatter = call("allreduce", "mpi.Reduce_scatter")
 local ARRAY -- the arrays' metatable (mp.array may open after mp.mpi)
 
 local function is_array(a)
@@ -136,7 +140,7 @@ function mpi.Gatherv(a, counts, displs, root, comm)
   end
   local d, len
   if me == root then d, len = places("Gatherv", 3, comm, displs, counts) end
-  local blocks = comm:gather(a, root)
+  local blocks = gatherv(comm, a, root)
   if me ~= root then return nil end
   return assemble("Gatherv", 2, comm, a.dtype, len, blocks, counts, d, "counts")
 end
@@ -151,7 +155,7 @@ function mpi.Scatterv(a, counts, displs, root, comm)
   if comm.rank == root then
     blocks = split("Scatterv", 1, comm, a, counts, displs)
   end
-  return comm:scatter(blocks, root)
+  return scatterv(comm, blocks, root)
 end
 
 -- mpi.Allgatherv(a, counts, displs[, comm]) -> on every rank, one array of
@@ -166,7 +170,7 @@ function mpi.Allgatherv(a, counts, displs, comm)
          counts[me + 1], #a)
   end
   local d, len = places("Allgatherv", 3, comm, displs, counts)
-  local blocks = comm:allgather(a)
+  local blocks = allgatherv(comm, a)
   return assemble("Allgatherv", 2, comm, a.dtype, len, blocks, counts, d, "counts")
 end
 
@@ -180,7 +184,7 @@ function mpi.Alltoallv(a, sendcounts, sdispls, recvcounts, rdispls, comm)
   a = flat("Alltoallv", 1, a)
   recvcounts = ints("Alltoallv", 4, comm, recvcounts, "recvcounts")
   local rd, rlen = places("Alltoallv", 5, comm, rdispls, recvcounts)
-  local got = comm:alltoall(blocks)
+  local got = alltoallv(comm, blocks)
   return assemble("Alltoallv", 4, comm, a.dtype, rlen, got, recvcounts, rd, "recvcounts")
 end
 
@@ -200,7 +204,7 @@ function mpi.Reduce_scatter(a, counts, op, comm)
   if len ~= #a then
     fail("Reduce_scatter", 2, "counts sum to %d but the array has %d elements", len, #a)
   end
-  local all = comm:allreduce(a, op)
+  local all = reduce_scatter(comm, a, op)
   local lo, k = d[comm.rank + 1], counts[comm.rank + 1]
   if not arr then return table.move(all, lo + 1, lo + k, 1, {}) end
   return block(all, lo, k):copy()

@@ -39,7 +39,7 @@ typedef struct mpb_comm {
   /* coll/'s root check: this rank's rooted collectives (seq, kind, root)
   ** whose message from the previous member is not taken yet, oldest first */
   int ring_n;
-  struct { uint32_t seq; int32_t root; int kind; } ring[MPB_COMM_RING];
+  struct { uint32_t seq; int32_t root; int kind; const void *call; } ring[MPB_COMM_RING];
   int *ranks;        /* comm rank -> rank of the runtime [size] */
   int *of_world;     /* rank of the runtime -> comm rank, or -1 [runtime size] */
 } mpb_comm;
