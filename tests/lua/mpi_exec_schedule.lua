@@ -1,4 +1,4 @@
--- ranks: 3 4  quick: none  slots: 1
+-- ranks: 3 4  quick: 3
 -- SPDX-License-Identifier: MIT
 -- mp.exec's option schedule: mp.exec{race, schedule = seed} finds the
 -- classic ANY_SOURCE race (scripts/examples/mpi_race.lua's) within 20

@@ -1,4 +1,4 @@
--- ranks: 3 4  quick: none  slots: 1
+-- ranks: 3 4  quick: 3
 -- SPDX-License-Identifier: MIT
 -- mpi.Schedule(seed) in a task: the classic ANY_SOURCE race (rank 0 assumes
 -- rank 1's message comes first) gives both outcomes over 20 seeds, and every
