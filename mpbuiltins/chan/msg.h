@@ -34,7 +34,7 @@ typedef struct mpb_uhdr {
   uint32_t seq;      /* the sender's layer: e.g. the collective's number on comm */
   int32_t aux;       /* the sender's layer: e.g. the collective's root */
 } mpb_uhdr;
-#define MPB_UF_USER 0x0000ffffu
+#define MPB_UF_USER 0x00ffffffu
 #define MPB_UF_SPLIT 0x80000000u /* framing: parts follow (send.c) */
 
 /* Every control message starts with this header. */
