@@ -22,9 +22,9 @@
 ** A pause (mpb_wait_paused: the schedule explorer's wildcard receive
 ** waiting for the candidates that can still come) is neither: in such a
 ** picture, with paused ranks among the blocked and finished ones, nothing
-** can change until a paused rank goes on, so rank 0 lets the lowest one go
-** (GO) instead of reporting a deadlock. One at a time, the lowest (turn,
-** rank) first (the turn is the pausing layer's: the explorer's comes from
+** can change until a paused rank goes on, so rank 0 lets one go (GO)
+** instead of reporting a deadlock. One at a time, the lowest (turn, rank)
+** first (the turn is the pausing layer's: the explorer's comes from
 ** its seed, so seeds also vary which receiver chooses first): a rank let go
 ** may send what another paused rank would take, and that rank chooses in
 ** the next such picture, whatever the timing.
@@ -116,7 +116,9 @@ static void say_state(const snap_head *h, char *buf, size_t n) {
     case S_BLOCKED:
       snprintf(buf, n, "waits in %s%s%s%s%s", module(h), h->op, peer, seq, at);
       break;
-    case S_PAUSED: snprintf(buf, n, "waits in %s%s (the scheduler's pause)%s", module(h), h->op, at); break;
+    case S_PAUSED:
+      snprintf(buf, n, "waits in %s%s (the scheduler's pause)%s", module(h), h->op, at);
+      break;
     case S_FINISHED: snprintf(buf, n, "has finished the task"); break;
     case S_IDLE: snprintf(buf, n, "has not started the task"); break;
     default: snprintf(buf, n, "is running%s", at); break;
