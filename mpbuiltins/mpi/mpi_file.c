@@ -23,36 +23,25 @@
 */
 #include <string.h>
 
-#include "array/array.h"
 #include "chan/class.h"
-#include "layout/file_io.h"
-#include "mpi/mpi.h"
+#include "mpi/mpi_file.h"
 #include "tasks/tasks.h"
 
-#define FILE_MT "mp.mpi.File"
 #define FILES_KEY "mp.mpi.files" /* registry: the files of the task, in opening order */
 
-typedef struct {
-  MPI_File fh;         /* MPI_FILE_NULL: closed */
-  MPI_Comm comm;       /* the file's MPI communicator (owned when own_comm) */
-  int own_comm;
-  int amode;
-  int edtype;          /* the view's etype as a dtype (u8: bytes, the default view) */
-  int64_t task;
-  mpb_comm *c;         /* user value 1 anchors it */
-  const char *path;    /* user value 2 */
-} mfile;
+typedef mpb_mfile mfile;
 
 /* ------------------------------------------------------------ arguments */
-static int argerror(lua_State *L, int arg, const char *fname, const char *fmt, const char *what) {
+int mpb_mfile_argerror(lua_State *L, int arg, const char *fname, const char *fmt,
+                       const char *what) {
   mpb_state *st = mpb_get(L);
   return luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname, st->rank,
                     st->size, lua_pushfstring(L, fmt, what));
 }
+#define argerror mpb_mfile_argerror
 
-/* The open file at 1 (a method's self), in this task. */
-static mfile *check_file(lua_State *L, const char *fname) {
-  mfile *f = luaL_checkudata(L, 1, FILE_MT);
+mfile *mpb_mfile_check(lua_State *L, const char *fname) {
+  mfile *f = luaL_checkudata(L, 1, MPB_FILE_MT);
   mpb_state *st = mpb_get(L);
   mpb_check_task(L, st, fname);
   if (f->fh == MPI_FILE_NULL || f->task != st->task)
@@ -61,8 +50,7 @@ static mfile *check_file(lua_State *L, const char *fname) {
   return f;
 }
 
-/* An offset or a displacement at idx (argument arg): an integer >= 0. */
-static MPI_Offset offset_arg(lua_State *L, int idx, int arg, const char *fname) {
+MPI_Offset mpb_mfile_offset(lua_State *L, int idx, int arg, const char *fname) {
   int ok;
   lua_Integer o = lua_tointegerx(L, idx, &ok);
   if (!ok) argerror(L, arg, fname, "offset expected, got %s", luaL_typename(L, idx));
@@ -70,7 +58,7 @@ static MPI_Offset offset_arg(lua_State *L, int idx, int arg, const char *fname) 
   return (MPI_Offset)o;
 }
 
-static int dtype_arg(lua_State *L, int idx, int arg, const char *fname) {
+int mpb_mfile_dtype(lua_State *L, int idx, int arg, const char *fname) {
   const char *name = lua_tostring(L, idx);
   int d = name ? mpb_dtype_from_name(name) : -1;
   if (d < 0) argerror(L, arg, fname, "dtype expected ('f64', 'i32', ...), got %s",
@@ -98,7 +86,7 @@ static int mode_arg(lua_State *L, int idx, int *truncate) {
 }
 
 /* ------------------------------------------------------------ agreement */
-static uint64_t sig_of(const char *call, const char *path, int extra) {
+uint64_t mpb_mfile_sig(const char *call, const char *path, uint64_t extra) {
   uint64_t h = mpb_file_hash(MPB_FILE_HASH0, call, strlen(call) + 1);
   h = mpb_file_hash(h, path, strlen(path) + 1);
   return mpb_file_hash(h, &extra, sizeof extra);
@@ -113,37 +101,50 @@ static void agree(lua_State *L, mpb_comm *c, const char *fname, uint64_t sig, co
 
 /* What a member whose signature is sig calls on f, in words. */
 static const char *other_call(lua_State *L, const mfile *f, uint64_t sig) {
-  static const char *const calls[] = {"Close", "Write_at_all", "Read_at_all", "Sync"};
+  static const char *const calls[] = {
+      "Close", "Write_at_all", "Read_at_all", "Sync", "Write_all", "Read_all", "Write_ordered",
+      "Read_ordered", "Seek_shared", "Set_size", "Preallocate", "Set_info",
+      "Write_at_all_begin", "Read_at_all_begin", "Write_all_begin", "Read_all_begin",
+      "Write_at_all_end", "Read_at_all_end", "Write_all_end", "Read_all_end"};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
-    if (sig_of(calls[i], f->path, 0) == sig)
+    if (mpb_mfile_sig(calls[i], f->path, 0) == sig)
       return lua_pushfstring(L, "call: mpi.File.%s%s", calls[i],
                              i == 0 ? " (or it ended its task, which closes the file)" : "");
   for (int d = 0; d < MPB_NDTYPE; d++)
-    if (sig_of("Set_view", f->path, d) == sig)
-      return lua_pushfstring(L, "call: mpi.File.Set_view, etype %s", mpb_dtype_name(d));
+    for (int rep = 0; mpb_mfile_datareps[rep]; rep++)
+      if (mpb_mfile_sig("Set_view", f->path, (uint64_t)(d + MPB_NDTYPE * rep)) == sig)
+        return lua_pushfstring(L, "call: mpi.File.Set_view, etype %s%s%s", mpb_dtype_name(d),
+                               rep ? ", datarep " : "", rep ? mpb_mfile_datareps[rep] : "");
   return "call: on another file";
 }
 
-/* Every member of f's communicator is here making the same call (or raise
-** on all, saying what the first that differs calls). */
-static void file_agree(lua_State *L, mfile *f, const char *fname, const char *call, int extra) {
-  mpb_file_vote v = {sig_of(call, f->path, extra), 0};
+void mpb_mfile_agree(lua_State *L, mfile *f, const char *fname, const char *call,
+                     uint64_t extra) {
+  mpb_file_vote v = {mpb_mfile_sig(call, f->path, extra), 0};
   mpb_file_vote *all = lua_newuserdatauv(L, sizeof *all * (size_t)f->c->size, 0);
   int bad = mpb_file_agree(L, f->c, fname, v, all);
   const char *differs = bad >= 0 && all[bad].status == 0 ? other_call(L, f, all[bad].sig) : "";
   mpb_file_verdict(L, fname, all, bad, NULL, differs);
   lua_pop(L, 1);
 }
+#define file_agree mpb_mfile_agree
 
-/* Raise MPI's error rc of this file's call what ("cannot write 'x': ..."). */
-static void raise_io(lua_State *L, mfile *f, const char *fname, int rc, const char *what) {
+void mpb_mfile_agree_value(lua_State *L, mfile *f, const char *fname, const char *call,
+                           uint64_t value, const char *what) {
+  mpb_file_vote v = {mpb_mfile_sig(call, f->path, value ^ 0x9e3779b97f4a7c15u), 0};
+  mpb_file_vote *all = lua_newuserdatauv(L, sizeof *all * (size_t)f->c->size, 0);
+  mpb_file_verdict(L, fname, all, mpb_file_agree(L, f->c, fname, v, all), NULL, what);
+  lua_pop(L, 1);
+}
+
+void mpb_mfile_raise(lua_State *L, mfile *f, const char *fname, int rc, const char *what) {
   mpb_state *st = mpb_get(L);
   const char *msg = mpb_file_message(L, rc, what, f->path);
   luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, msg);
 }
+#define raise_io mpb_mfile_raise
 
-/* Wait for this rank's request, then honour what came meanwhile. */
-static int io_wait(lua_State *L, MPI_Request *req, MPI_Status *status) {
+int mpb_mfile_wait(lua_State *L, MPI_Request *req, MPI_Status *status) {
   int rc = mpb_file_wait(L, req, 1, status);
   if (rc == MPI_SUCCESS) mpb_check_abort(L, mpb_get(L));
   return rc;
@@ -162,9 +163,13 @@ static int close_now(mfile *f) {
   return rc;
 }
 
+/* (A split collective still outstanding at the task's end is finished once
+** every member is here.) */
 static void close_agreed(lua_State *L, mfile *f, const char *fname) {
   file_agree(L, f, fname, "Close", 0);
-  int rc = close_now(f);
+  int rc = mpb_mfile_split_finish(L, f, 0);
+  if (rc != MPI_SUCCESS) close_now(f), raise_io(L, f, fname, rc, "cannot end the split collective on");
+  rc = close_now(f);
   if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot close");
 }
 
@@ -183,7 +188,9 @@ static void files_end(lua_State *L, mpb_state *st, int aborted) {
       if (!aborted) {
         close_agreed(L, f, "mpi.File.Close");
       } else {
-        int rc = close_now(f);
+        int rc = mpb_mfile_split_finish(L, f, 1);
+        if (rc != MPI_SUCCESS) mpb_mpi_warn(st, rc, "MPI_Wait of a split collective after an abort");
+        rc = close_now(f);
         if (rc != MPI_SUCCESS) mpb_mpi_warn(st, rc, "MPI_File_close after an abort");
       }
     }
@@ -195,7 +202,7 @@ static void files_end(lua_State *L, mpb_state *st, int aborted) {
 }
 
 /* ------------------------------------------------------------ opening */
-/* f = mpi.File_open(comm, path, mode) */
+/* f = mpi.File_open(comm, path, mode[, info]) */
 static int File_open(lua_State *L) {
   const char *fn = "mpi.File_open";
   mpb_mpi *M = mpb_mpi_get(L);
@@ -204,12 +211,13 @@ static int File_open(lua_State *L) {
   mpb_comm *c = mpb_mpi_comm(L, M, 1, fn);
   const char *path = luaL_checkstring(L, 2);
   int truncate, amode = mode_arg(L, 3, &truncate);
+  uint64_t hints = mpb_mfile_info_check(L, 4, 4, fn);
   if (!st->use_mpi)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " MPI-IO needs MPI (mplua runs without it)", fn, st->rank,
                st->size);
-  lua_settop(L, 3);
+  lua_settop(L, 4);
   if (lua_isnil(L, 1)) mpb_comm_pushworld(L), lua_replace(L, 1);
-  mfile *f = lua_newuserdatauv(L, sizeof *f, 2); /* 4 */
+  mfile *f = lua_newuserdatauv(L, sizeof *f, 3); /* 5 */
   memset(f, 0, sizeof *f);
   f->fh = MPI_FILE_NULL;
   f->comm = MPI_COMM_NULL;
@@ -217,17 +225,22 @@ static int File_open(lua_State *L) {
   f->edtype = MPB_U8;
   f->task = st->task;
   f->c = c;
+  f->split_req = MPI_REQUEST_NULL;
   lua_pushvalue(L, 1);
-  lua_setiuservalue(L, 4, 1);
+  lua_setiuservalue(L, 5, 1);
   lua_pushvalue(L, 2);
-  lua_setiuservalue(L, 4, 2);
+  lua_setiuservalue(L, 5, 2);
   f->path = lua_tostring(L, 2);
-  luaL_setmetatable(L, FILE_MT);
-  agree(L, c, fn, sig_of("File_open", path, amode), "path or mode");
+  luaL_setmetatable(L, MPB_FILE_MT);
+  agree(L, c, fn, mpb_file_hash(mpb_mfile_sig("File_open", path, (uint64_t)amode), &hints,
+                                sizeof hints), "path, mode or hints");
   /* every member is here: MPI's collectives cannot wait for a rank that does not come */
   const char *what = "cannot open";
+  MPI_Info info = MPI_INFO_NULL;
   int rc = mpb_comm_mpi(st, c, &f->comm, &f->own_comm);
-  if (rc == MPI_SUCCESS) rc = MPI_File_open(f->comm, path, amode, MPI_INFO_NULL, &f->fh);
+  if (rc == MPI_SUCCESS) what = "cannot make the hints of", rc = mpb_mfile_info_make(L, 4, &info);
+  if (rc == MPI_SUCCESS) what = "cannot open", rc = MPI_File_open(f->comm, path, amode, info, &f->fh);
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
   if (rc != MPI_SUCCESS) f->fh = MPI_FILE_NULL;
   if (rc == MPI_SUCCESS) { /* it is open on every member: the task closes it */
     if (lua_getfield(L, LUA_REGISTRYINDEX, FILES_KEY) != LUA_TTABLE) {
@@ -236,7 +249,7 @@ static int File_open(lua_State *L) {
       lua_pushvalue(L, -1);
       lua_setfield(L, LUA_REGISTRYINDEX, FILES_KEY);
     }
-    lua_pushvalue(L, 4);
+    lua_pushvalue(L, 5);
     lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     lua_pop(L, 1);
     if (truncate) what = "cannot truncate", rc = MPI_File_set_size(f->fh, 0);
@@ -245,33 +258,107 @@ static int File_open(lua_State *L) {
     if (f->own_comm && f->fh == MPI_FILE_NULL) close_now(f);
     raise_io(L, f, fn, rc, what);
   }
-  lua_settop(L, 4);
+  lua_settop(L, 5);
   return 1;
 }
 
 /* ------------------------------------------------------------ data */
-/* The contiguous data of the array at idx (a strided view packed into a
-** userdata pushed on the stack). */
-static const void *data_of(lua_State *L, const mpb_array *a) {
-  if (a->contig) return a->data;
-  void *buf = lua_newuserdatauv(L, mpb_array_bytes(a) ? mpb_array_bytes(a) : 1, 0);
-  mpb_array_pack(a, buf);
-  return buf;
+const void *mpb_mfile_wdata(lua_State *L, mfile *f, int idx, int arg, const char *fname,
+                            mpb_array **out) {
+  mpb_array *a = *out = mpb_array_testv(L, idx);
+  if (!a) argerror(L, arg, fname, "mp.Array expected, got %s", luaL_typename(L, idx));
+  if (a->dtype != f->edtype && f->edtype != MPB_U8)
+    argerror(L, arg, fname, "%s", lua_pushfstring(L, "the array holds %s, the view's etype is %s",
+             mpb_dtype_name(a->dtype), mpb_dtype_name(f->edtype)));
+  const void *data = a->data;
+  size_t bytes = mpb_array_bytes(a) ? mpb_array_bytes(a) : 1;
+  if (!a->contig) {
+    void *buf = lua_newuserdatauv(L, bytes, 0);
+    mpb_array_pack(a, buf);
+    data = buf;
+  }
+  if (f->datarep == MPB_DATAREP_EXT32) {
+    void *ext = lua_newuserdatauv(L, bytes, 0);
+    MPI_Aint pos = 0;
+    int rc = MPI_Pack_external("external32", data, (MPI_Count)a->n, mpb_file_etype(a->dtype), ext,
+                               (MPI_Aint)bytes, &pos);
+    if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot convert to external32 for");
+    data = ext;
+  }
+  return data;
+}
+
+mpb_array *mpb_mfile_rbuf(lua_State *L, mfile *f, int idx, int arg, const char *fname) {
+  mpb_array *a;
+  if (lua_type(L, idx) == LUA_TNUMBER) {
+    int ok;
+    lua_Integer n = lua_tointegerx(L, idx, &ok);
+    if (!ok || n < 0) argerror(L, arg, fname, "count %s is not an integer >= 0", lua_tostring(L, idx));
+    int d = lua_isnoneornil(L, idx + 1) ? f->edtype : mpb_mfile_dtype(L, idx + 1, arg + 1, fname);
+    int64_t dims[1] = {n};
+    a = mpb_array_new(L, d, 1, dims);
+  } else {
+    a = mpb_array_test(L, idx);
+    if (!a) argerror(L, arg, fname, "count or contiguous mp.Array expected, got %s",
+                     mpb_array_testv(L, idx) ? "a strided view" : luaL_typename(L, idx));
+    lua_pushvalue(L, idx);
+  }
+  if (a->dtype != f->edtype && f->edtype != MPB_U8)
+    argerror(L, arg + (lua_type(L, idx) == LUA_TNUMBER), fname, "%s",
+             lua_pushfstring(L, "the array holds %s, the view's etype is %s",
+                             mpb_dtype_name(a->dtype), mpb_dtype_name(f->edtype)));
+  return a;
+}
+
+int mpb_mfile_start(mfile *f, int how, int write, MPI_Offset off, const void *data,
+                    const mpb_array *a, MPI_Request *req) {
+  MPI_Datatype t = mpb_file_etype(a->dtype);
+  MPI_Count n = (MPI_Count)a->n;
+  void *buf = (void *)(uintptr_t)data; /* MPI's reads take a non-const pointer */
+  switch (how * 2 + write) {
+    case MPB_IO_AT * 2 + 1: return MPI_File_iwrite_at_c(f->fh, off, data, n, t, req);
+    case MPB_IO_AT * 2: return MPI_File_iread_at_c(f->fh, off, buf, n, t, req);
+    case MPB_IO_AT_ALL * 2 + 1: return MPI_File_iwrite_at_all_c(f->fh, off, data, n, t, req);
+    case MPB_IO_AT_ALL * 2: return MPI_File_iread_at_all_c(f->fh, off, buf, n, t, req);
+    case MPB_IO_IND * 2 + 1: return MPI_File_iwrite_c(f->fh, data, n, t, req);
+    case MPB_IO_IND * 2: return MPI_File_iread_c(f->fh, buf, n, t, req);
+    case MPB_IO_ALL * 2 + 1: return MPI_File_iwrite_all_c(f->fh, data, n, t, req);
+    case MPB_IO_ALL * 2: return MPI_File_iread_all_c(f->fh, buf, n, t, req);
+    case MPB_IO_SHARED * 2 + 1: return MPI_File_iwrite_shared_c(f->fh, data, n, t, req);
+    default: return MPI_File_iread_shared_c(f->fh, buf, n, t, req);
+  }
+}
+
+int mpb_mfile_rdone(lua_State *L, mfile *f, const char *fname, int rc, int out,
+                    const mpb_array *a, MPI_Status *status) {
+  MPI_Count got = 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Get_count_c(status, mpb_file_etype(a->dtype), &got);
+  if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot read");
+  if (got == MPI_UNDEFINED) got = 0;
+  if (f->datarep == MPB_DATAREP_EXT32 && got > 0) { /* the big-endian data read, in place */
+    size_t bytes = (size_t)got * mpb_dtype_size(a->dtype);
+    void *ext = lua_newuserdatauv(L, bytes, 0);
+    memcpy(ext, a->data, bytes);
+    MPI_Aint pos = 0;
+    rc = MPI_Unpack_external("external32", ext, (MPI_Aint)bytes, &pos, a->data, got,
+                             mpb_file_etype(a->dtype));
+    if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot convert from external32 for");
+  }
+  lua_pushvalue(L, out);
+  lua_pushinteger(L, (lua_Integer)got);
+  return 2;
 }
 
 static int write_at(lua_State *L, int coll, const char *fn) {
   MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = check_file(L, fn);
-  MPI_Offset off = offset_arg(L, 2, 1, fn);
-  mpb_array *a = mpb_array_testv(L, 3);
-  if (!a) argerror(L, 2, fn, "mp.Array expected, got %s", luaL_typename(L, 3));
-  const void *data = data_of(L, a);
+  mfile *f = mpb_mfile_check(L, fn);
+  MPI_Offset off = mpb_mfile_offset(L, 2, 1, fn);
+  mpb_array *a;
+  const void *data = mpb_mfile_wdata(L, f, 3, 2, fn, &a);
   if (coll) file_agree(L, f, fn, "Write_at_all", 0);
   MPI_Request req = MPI_REQUEST_NULL;
-  MPI_Datatype t = mpb_file_etype(a->dtype);
-  int rc = coll ? MPI_File_iwrite_at_all_c(f->fh, off, data, (MPI_Count)a->n, t, &req)
-                : MPI_File_iwrite_at_c(f->fh, off, data, (MPI_Count)a->n, t, &req);
-  if (rc == MPI_SUCCESS) rc = io_wait(L, &req, NULL);
+  int rc = mpb_mfile_start(f, coll ? MPB_IO_AT_ALL : MPB_IO_AT, 1, off, data, a, &req);
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, NULL);
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot write");
   return 0;
 }
@@ -279,36 +366,16 @@ static int write_at(lua_State *L, int coll, const char *fn) {
 /* f:Read_at(offset, count | array [, dtype]) -> array, count read */
 static int read_at(lua_State *L, int coll, const char *fn) {
   MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = check_file(L, fn);
-  MPI_Offset off = offset_arg(L, 2, 1, fn);
-  mpb_array *a;
-  if (lua_type(L, 3) == LUA_TNUMBER) {
-    int ok;
-    lua_Integer n = lua_tointegerx(L, 3, &ok);
-    if (!ok || n < 0) argerror(L, 2, fn, "count %s is not an integer >= 0", lua_tostring(L, 3));
-    int d = lua_isnoneornil(L, 4) ? f->edtype : dtype_arg(L, 4, 3, fn);
-    int64_t dims[1] = {n};
-    a = mpb_array_new(L, d, 1, dims);
-  } else {
-    a = mpb_array_test(L, 3);
-    if (!a) argerror(L, 2, fn, "count or contiguous mp.Array expected, got %s",
-                     mpb_array_testv(L, 3) ? "a strided view" : luaL_typename(L, 3));
-    lua_pushvalue(L, 3);
-  }
+  mfile *f = mpb_mfile_check(L, fn);
+  MPI_Offset off = mpb_mfile_offset(L, 2, 1, fn);
+  mpb_array *a = mpb_mfile_rbuf(L, f, 3, 2, fn);
   int out = lua_gettop(L);
   if (coll) file_agree(L, f, fn, "Read_at_all", 0);
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
-  MPI_Datatype t = mpb_file_etype(a->dtype);
-  int rc = coll ? MPI_File_iread_at_all_c(f->fh, off, a->data, (MPI_Count)a->n, t, &req)
-                : MPI_File_iread_at_c(f->fh, off, a->data, (MPI_Count)a->n, t, &req);
-  if (rc == MPI_SUCCESS) rc = io_wait(L, &req, &status);
-  MPI_Count got = 0;
-  if (rc == MPI_SUCCESS) rc = MPI_Get_count_c(&status, t, &got);
-  if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot read");
-  lua_pushvalue(L, out);
-  lua_pushinteger(L, got == MPI_UNDEFINED ? 0 : (lua_Integer)got);
-  return 2;
+  int rc = mpb_mfile_start(f, coll ? MPB_IO_AT_ALL : MPB_IO_AT, 0, off, a->data, a, &req);
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
+  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status);
 }
 
 static int Write_at(lua_State *L) { return write_at(L, 0, "mpi.File.Write_at"); }
@@ -316,44 +383,10 @@ static int Write_at_all(lua_State *L) { return write_at(L, 1, "mpi.File.Write_at
 static int Read_at(lua_State *L) { return read_at(L, 0, "mpi.File.Read_at"); }
 static int Read_at_all(lua_State *L) { return read_at(L, 1, "mpi.File.Read_at_all"); }
 
-/* ------------------------------------------------------------ views */
-/* f:Set_view(disp, etype[, filetype]): filetype nil (the etype itself) or a
-** layout of etype's dtype, whose box of this rank (its rank in the file's
-** communicator) the view shows. */
-static int Set_view(lua_State *L) {
-  const char *fn = "mpi.File.Set_view";
-  MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = check_file(L, fn);
-  MPI_Offset disp = offset_arg(L, 2, 1, fn);
-  int d = lua_isnoneornil(L, 3) ? MPB_U8 : dtype_arg(L, 3, 2, fn);
-  MPI_Datatype etype = mpb_file_etype(d), ftype = etype;
-  int own = 0;
-  const mpb_lay *y = NULL;
-  if (!lua_isnoneornil(L, 4) && !(lua_type(L, 4) == LUA_TSTRING && dtype_arg(L, 4, 3, fn) == d)) {
-    if (lua_type(L, 4) == LUA_TSTRING)
-      argerror(L, 3, fn, "filetype '%s' differs from the etype", lua_tostring(L, 4));
-    y = mpb_lay_check(L, 4, "mpi.File.Set_view");
-    if (y->dtype != d)
-      argerror(L, 3, fn, "the layout holds %s, not the etype", mpb_dtype_name(y->dtype));
-    if (y->l.nranks != f->c->size)
-      argerror(L, 3, fn, "the layout has %s ranks, not the file's communicator",
-               lua_pushfstring(L, "%d", y->l.nranks));
-    mpb_file_layout_ok(L, y, 3, fn);
-  }
-  file_agree(L, f, fn, "Set_view", d);
-  const char *what = "cannot set the view of";
-  int rc = y ? mpb_file_box(y, f->c->rank, &disp, &ftype, &own, &what) : MPI_SUCCESS;
-  if (rc == MPI_SUCCESS) rc = MPI_File_set_view(f->fh, disp, etype, ftype, "native", MPI_INFO_NULL);
-  if (own) MPI_Type_free(&ftype); /* the view keeps what it needs */
-  if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, what);
-  f->edtype = d;
-  return 0;
-}
-
 /* ------------------------------------------------------------ the rest */
 static int Get_size(lua_State *L) {
   const char *fn = "mpi.File.Get_size";
-  mfile *f = check_file(L, fn);
+  mfile *f = mpb_mfile_check(L, fn);
   MPI_Offset size = 0;
   int rc = MPI_File_get_size(f->fh, &size);
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot get the size of");
@@ -364,7 +397,7 @@ static int Get_size(lua_State *L) {
 static int Sync(lua_State *L) {
   const char *fn = "mpi.File.Sync";
   MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = check_file(L, fn);
+  mfile *f = mpb_mfile_check(L, fn);
   file_agree(L, f, fn, "Sync", 0);
   int rc = MPI_File_sync(f->fh);
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot sync");
@@ -372,13 +405,18 @@ static int Sync(lua_State *L) {
 }
 
 static int Close(lua_State *L) {
-  MPB_MPI_REGION(L, mpb_get(L), "mpi.File.Close");
-  close_agreed(L, check_file(L, "mpi.File.Close"), "mpi.File.Close");
+  const char *fn = "mpi.File.Close";
+  MPB_MPI_REGION(L, mpb_get(L), fn);
+  mfile *f = mpb_mfile_check(L, fn);
+  if (f->split != MPB_SPLIT_NONE)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has a split collective begun (MPI: end it before "
+               "closing)", fn, mpb_get(L)->rank, mpb_get(L)->size, f->path);
+  close_agreed(L, f, fn);
   return 0;
 }
 
 static int f_tostring(lua_State *L) {
-  mfile *f = luaL_checkudata(L, 1, FILE_MT);
+  mfile *f = luaL_checkudata(L, 1, MPB_FILE_MT);
   lua_pushfstring(L, "mp.mpi.File '%s' (%s)", f->path,
                   f->fh == MPI_FILE_NULL ? "closed" : "open");
   return 1;
@@ -388,10 +426,15 @@ void mpb_mpi_file_funcs(lua_State *L) {
   mpb_state *st = mpb_get(L);
   static const luaL_Reg methods[] = {
       {"Write_at", Write_at}, {"Read_at", Read_at}, {"Write_at_all", Write_at_all},
-      {"Read_at_all", Read_at_all}, {"Set_view", Set_view}, {"Get_size", Get_size},
-      {"Sync", Sync}, {"Close", Close}, {NULL, NULL}};
+      {"Read_at_all", Read_at_all}, {"Get_size", Get_size}, {"Sync", Sync}, {"Close", Close},
+      {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", f_tostring}, {NULL, NULL}};
-  mpb_class(L, FILE_MT, methods, NULL, meta);
+  mpb_class_begin(L, MPB_FILE_MT, methods);
+  mpb_mpi_fileptr_methods(L);
+  mpb_mpi_filesplit_methods(L);
+  mpb_mpi_fileinfo_methods(L);
+  mpb_mpi_fileview_methods(L);
+  mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* upvalue 1 of every mpi function */
   lua_pushcclosure(L, File_open, 1);
   lua_setfield(L, -2, "File_open");
@@ -400,10 +443,12 @@ void mpb_mpi_file_funcs(lua_State *L) {
       {"MODE_RDWR", MPI_MODE_RDWR}, {"MODE_CREATE", MPI_MODE_CREATE},
       {"MODE_EXCL", MPI_MODE_EXCL}, {"MODE_APPEND", MPI_MODE_APPEND},
       {"MODE_DELETE_ON_CLOSE", MPI_MODE_DELETE_ON_CLOSE},
-      {"MODE_UNIQUE_OPEN", MPI_MODE_UNIQUE_OPEN}, {"MODE_SEQUENTIAL", MPI_MODE_SEQUENTIAL}};
+      {"MODE_UNIQUE_OPEN", MPI_MODE_UNIQUE_OPEN}, {"MODE_SEQUENTIAL", MPI_MODE_SEQUENTIAL},
+      {"SEEK_SET", MPI_SEEK_SET}, {"SEEK_CUR", MPI_SEEK_CUR}, {"SEEK_END", MPI_SEEK_END}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
     lua_pushinteger(L, k[i].v);
     lua_setfield(L, -2, k[i].name);
   }
   mpb_task_on_end(L, st, files_end);
+  mpb_mpi_type_funcs(L); /* (their end after the files') */
 }

@@ -158,7 +158,7 @@ mp.exec(function(dir)
   -- ranks that disagree
   if mp.size > 1 then
     fails("mp.mpi.File_open: " .. R .. " rank %d+ of the communicator calls it with another " ..
-          "path or mode", mpi.File_open, nil, dir .. "/p" .. (mp.rank == 0 and 0 or 1), "w")
+          "path, mode or hints", mpi.File_open, nil, dir .. "/p" .. (mp.rank == 0 and 0 or 1), "w")
     local g = mpi.File_open(nil, dir .. "/b", "w")
     if mp.rank == 0 then
       fails("mp.mpi.File.Write_at_all: " .. R .. " rank %d+ of the communicator calls it with " ..

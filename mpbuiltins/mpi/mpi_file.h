@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** What the files of mp.mpi's MPI-IO share: the file (mp.mpi.File), its
+** argument checks, the agreement before MPI's blocking collectives, the
+** wait for its requests, its errors; the datatypes that views are made of.
+**
+**   mpi_file.c       File_open, the explicit-offset calls, Close, the task's end
+**   mpi_fileptr.c    individual and shared file pointers, sizes
+**   mpi_filesplit.c  split collectives
+**   mpi_fileinfo.c   hints (MPI_Info from and to Lua tables)
+**   mpi_fileview.c   Set_view: etypes, filetypes, data representations
+**   mpi_type.c       derived datatypes (mp.mpi.Datatype)
+*/
+#ifndef MPB_MPI_FILE_H
+#define MPB_MPI_FILE_H
+
+#include "array/array.h"
+#include "layout/file_io.h"
+#include "mpi/mpi.h"
+
+#define MPB_FILE_MT "mp.mpi.File"
+
+/* A split collective outstanding on a file (MPI allows one per file). */
+enum { MPB_SPLIT_NONE, MPB_SPLIT_WRITE_AT, MPB_SPLIT_READ_AT, MPB_SPLIT_WRITE, MPB_SPLIT_READ };
+
+typedef struct mpb_mfile {
+  MPI_File fh;         /* MPI_FILE_NULL: closed */
+  MPI_Comm comm;       /* the file's MPI communicator (owned when own_comm) */
+  int own_comm;
+  int amode;
+  int edtype;          /* the view's etype as a dtype (u8: bytes, the default view) */
+  int64_t task;
+  mpb_comm *c;         /* user value 1 anchors it */
+  const char *path;    /* user value 2 */
+  int datarep;         /* the view's: an index in mpb_mfile_datareps */
+  int split;           /* MPB_SPLIT_*: the split collective begun (user value 3: its array) */
+  MPI_Request split_req;
+} mpb_mfile;
+
+/* The data representations of views, NULL-terminated ("native" first).
+** ROMIO (MPICH 4.0) converts external32 in its blocking calls only, and its
+** nonblocking collective ones write and read garbage under it: a view in
+** external32 is a native one to ROMIO, and the data is converted here
+** (MPI_Pack_external, MPI_Unpack_external), which gives the same file: the
+** dtypes' external32 sizes are their native ones. */
+#define MPB_DATAREP_EXT32 1
+extern const char *const mpb_mfile_datareps[];
+
+/* I/O through a file pointer or at an offset, independent or collective. */
+enum { MPB_IO_AT, MPB_IO_AT_ALL, MPB_IO_IND, MPB_IO_ALL, MPB_IO_SHARED };
+
+/* ------------------------------------------------------- mpi_file.c */
+/* Raise "bad argument #arg to 'mp.fname' ([rank r/n] <fmt with what>)". */
+int mpb_mfile_argerror(lua_State *L, int arg, const char *fname, const char *fmt,
+                       const char *what);
+/* The open file at 1 (a method's self), in this task. */
+mpb_mfile *mpb_mfile_check(lua_State *L, const char *fname);
+/* An offset at idx (argument arg): an integer >= 0. */
+MPI_Offset mpb_mfile_offset(lua_State *L, int idx, int arg, const char *fname);
+/* A dtype name at idx (argument arg). */
+int mpb_mfile_dtype(lua_State *L, int idx, int arg, const char *fname);
+/* Every member of f's communicator is here making the call whose
+** signature is (call, extra) on f (or raise on all, naming what the first
+** that differs calls). */
+void mpb_mfile_agree(lua_State *L, mpb_mfile *f, const char *fname, const char *call,
+                     uint64_t extra);
+/* After mpb_mfile_agree on call: every member gives the same value (else
+** raise on all: "... calls it with another <what>"). Two steps, so that a
+** member still before the call (moving the shared pointer, say) is not
+** taken for one with another value. */
+void mpb_mfile_agree_value(lua_State *L, mpb_mfile *f, const char *fname, const char *call,
+                           uint64_t value, const char *what);
+/* The signature of call on path with extra. */
+uint64_t mpb_mfile_sig(const char *call, const char *path, uint64_t extra);
+/* Raise MPI's error rc of this file's call ("mp.fname: [rank] what 'path': ..."). */
+void mpb_mfile_raise(lua_State *L, mpb_mfile *f, const char *fname, int rc, const char *what);
+/* The data of the array at idx (argument arg) to write: checked against
+** the view's etype, packed into a pushed userdata when strided. */
+const void *mpb_mfile_wdata(lua_State *L, mpb_mfile *f, int idx, int arg, const char *fname,
+                            mpb_array **a);
+/* The array to read into, pushed: a new one of count elements (count at
+** idx, dtype at idx + 1, default the etype) or the contiguous array at idx. */
+mpb_array *mpb_mfile_rbuf(lua_State *L, mpb_mfile *f, int idx, int arg, const char *fname);
+/* Start MPI's nonblocking call how (MPB_IO_*) on a's elements. */
+int mpb_mfile_start(mpb_mfile *f, int how, int write, MPI_Offset off, const void *data,
+                    const mpb_array *a, MPI_Request *req);
+/* After a read: push the array at out and the elements read (from status). */
+int mpb_mfile_rdone(lua_State *L, mpb_mfile *f, const char *fname, int rc, int out,
+                    const mpb_array *a, MPI_Status *status);
+/* Wait for this rank's request, then honour what came meanwhile. */
+int mpb_mfile_wait(lua_State *L, MPI_Request *req, MPI_Status *status);
+
+/* --------------------------------------------------- the other files */
+void mpb_mpi_fileptr_methods(lua_State *L);   /* into the methods table on top */
+void mpb_mpi_filesplit_methods(lua_State *L);
+void mpb_mpi_fileinfo_methods(lua_State *L);
+void mpb_mpi_fileview_methods(lua_State *L);
+/* Complete the split collective outstanding on f (the task's end: in the
+** one wait; after an abort: MPI_Wait, every member started it). */
+int mpb_mfile_split_finish(lua_State *L, mpb_mfile *f, int aborted);
+
+/* The hints at idx (a table of string keys and values, or nil), checked
+** (argument arg); returns their signature (0: none). */
+uint64_t mpb_mfile_info_check(lua_State *L, int idx, int arg, const char *fname);
+/* MPI_Info of the checked table at idx (MPI_INFO_NULL for nil); never
+** raises: *info is freed by the caller (MPI_Info_free). Returns MPI's code. */
+int mpb_mfile_info_make(lua_State *L, int idx, MPI_Info *info);
+
+/* ------------------------------------------------------- mpi_type.c */
+/* A derived datatype: committed, freed at the end of the task that made it. */
+typedef struct mpb_mtype {
+  MPI_Datatype t;      /* MPI_DATATYPE_NULL: freed */
+  int dtype;           /* the element type it is made of */
+  int64_t task;
+} mpb_mtype;
+#define MPB_TYPE_MT "mp.mpi.Datatype"
+/* The live datatype at idx of this task, or NULL when idx holds none (raises
+** when it is freed). */
+mpb_mtype *mpb_mpi_type_test(lua_State *L, int idx, int arg, const char *fname);
+void mpb_mpi_type_funcs(lua_State *L);   /* into the mp.mpi table on top */
+
+#endif

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+** MPI-IO's split collectives (mp.mpi.File's methods): Write_at_all_begin /
+** _end, Read_at_all_begin / _end, Write_all_begin / _end, Read_all_begin /
+** _end. One may be outstanding per file, as MPI's.
+**
+** ROMIO's begin calls are its blocking collectives (the end only returns
+** the status), so a begin here is the nonblocking collective call
+** (MPI_File_iwrite_at_all, ...) once every member has agreed on it, and the
+** end waits for its request in the one wait, once every member has agreed
+** on the end too (a member computing between begin and end does not drive
+** its part: MPI's progress comes from the waits). The array stays anchored
+** to the file until the end. A split collective still outstanding when the
+** task ends is finished there, before the file is closed; after an abort,
+** by MPI_Wait (every member started it, so every member's part completes).
+*/
+#include "mpi/mpi_file.h"
+
+typedef mpb_mfile mfile;
+
+/* By kind (MPB_SPLIT_*): the calls' names; + CALL: the call alone. */
+static const char *const begin_fn[] = {NULL, "mpi.File.Write_at_all_begin",
+                                       "mpi.File.Read_at_all_begin", "mpi.File.Write_all_begin",
+                                       "mpi.File.Read_all_begin"};
+static const char *const end_fn[] = {NULL, "mpi.File.Write_at_all_end", "mpi.File.Read_at_all_end",
+                                     "mpi.File.Write_all_end", "mpi.File.Read_all_end"};
+#define CALL (sizeof "mpi.File." - 1)
+
+/* f:Write_at_all_begin(offset, a), Write_all_begin(a),
+** Read_at_all_begin(offset, count | array [, dtype]), Read_all_begin(...) */
+static int begin(lua_State *L, int kind) {
+  mpb_state *st = mpb_get(L);
+  const char *fn = begin_fn[kind];
+  MPB_MPI_REGION(L, st, fn);
+  mfile *f = mpb_mfile_check(L, fn);
+  if (f->split != MPB_SPLIT_NONE)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has a split collective begun (%s): MPI allows one "
+               "per file", fn, st->rank, st->size, f->path, begin_fn[f->split] + CALL);
+  int at = kind == MPB_SPLIT_WRITE_AT || kind == MPB_SPLIT_READ_AT;
+  int write = kind == MPB_SPLIT_WRITE_AT || kind == MPB_SPLIT_WRITE;
+  MPI_Offset off = at ? mpb_mfile_offset(L, 2, 1, fn) : 0;
+  int idx = 2 + at, top = lua_gettop(L);
+  mpb_array *a;
+  const void *data;
+  if (write) {
+    data = mpb_mfile_wdata(L, f, idx, 1 + at, fn, &a);
+  } else {
+    a = mpb_mfile_rbuf(L, f, idx, 1 + at, fn);
+    data = a->data;
+  }
+  lua_pushvalue(L, lua_gettop(L) > top ? lua_gettop(L) : idx); /* what MPI reads or fills */
+  int anchor = lua_gettop(L);
+  mpb_mfile_agree(L, f, fn, begin_fn[kind] + CALL, 0);
+  int rc = mpb_mfile_start(f, at ? MPB_IO_AT_ALL : MPB_IO_ALL, write, off, data, a, &f->split_req);
+  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
+  f->split = kind;
+  lua_pushvalue(L, anchor);
+  lua_setiuservalue(L, 1, 3);
+  return 0;
+}
+
+/* f:Write_at_all_end(), ... ; the reads' give the array and the count read */
+static int end(lua_State *L, int kind) {
+  mpb_state *st = mpb_get(L);
+  const char *fn = end_fn[kind];
+  MPB_MPI_REGION(L, st, fn);
+  mfile *f = mpb_mfile_check(L, fn);
+  if (f->split != kind)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " no %s on '%s' to end%s%s", fn, st->rank, st->size,
+               begin_fn[kind] + CALL, f->path, f->split ? " (the split collective begun is " : "",
+               f->split ? lua_pushfstring(L, "%s)", begin_fn[f->split] + CALL) : "");
+  mpb_mfile_agree(L, f, fn, end_fn[kind] + CALL, 0);
+  MPI_Status status;
+  int rc = mpb_file_wait(L, &f->split_req, 1, &status);
+  f->split = MPB_SPLIT_NONE;
+  lua_getiuservalue(L, 1, 3);
+  int out = lua_gettop(L);
+  lua_pushnil(L);
+  lua_setiuservalue(L, 1, 3);
+  if (rc == MPI_SUCCESS) mpb_check_abort(L, st);
+  if (kind == MPB_SPLIT_WRITE_AT || kind == MPB_SPLIT_WRITE) {
+    if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot write");
+    return 0;
+  }
+  return mpb_mfile_rdone(L, f, fn, rc, out, mpb_array_test(L, out), &status);
+}
+
+int mpb_mfile_split_finish(lua_State *L, mfile *f, int aborted) {
+  if (f->split == MPB_SPLIT_NONE) return MPI_SUCCESS;
+  f->split = MPB_SPLIT_NONE;
+  return aborted ? MPI_Wait(&f->split_req, MPI_STATUS_IGNORE)
+                 : mpb_file_wait(L, &f->split_req, 1, NULL);
+}
+
+static int Write_at_all_begin(lua_State *L) { return begin(L, MPB_SPLIT_WRITE_AT); }
+static int Read_at_all_begin(lua_State *L) { return begin(L, MPB_SPLIT_READ_AT); }
+static int Write_all_begin(lua_State *L) { return begin(L, MPB_SPLIT_WRITE); }
+static int Read_all_begin(lua_State *L) { return begin(L, MPB_SPLIT_READ); }
+static int Write_at_all_end(lua_State *L) { return end(L, MPB_SPLIT_WRITE_AT); }
+static int Read_at_all_end(lua_State *L) { return end(L, MPB_SPLIT_READ_AT); }
+static int Write_all_end(lua_State *L) { return end(L, MPB_SPLIT_WRITE); }
+static int Read_all_end(lua_State *L) { return end(L, MPB_SPLIT_READ); }
+
+void mpb_mpi_filesplit_methods(lua_State *L) {
+  static const luaL_Reg m[] = {
+      {"Write_at_all_begin", Write_at_all_begin}, {"Write_at_all_end", Write_at_all_end},
+      {"Read_at_all_begin", Read_at_all_begin}, {"Read_at_all_end", Read_at_all_end},
+      {"Write_all_begin", Write_all_begin}, {"Write_all_end", Write_all_end},
+      {"Read_all_begin", Read_all_begin}, {"Read_all_end", Read_all_end}, {NULL, NULL}};
+  luaL_setfuncs(L, m, 0);
+}
