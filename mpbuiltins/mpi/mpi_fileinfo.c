@@ -120,7 +120,7 @@ static int Set_info(lua_State *L) {
   if (lua_isnoneornil(L, 2)) mpb_mfile_argerror(L, 1, fn, "table of hints expected, got %s", "nil");
   uint64_t sig = mpb_mfile_info_check(L, 2, 1, fn);
   mpb_mfile_agree(L, f, fn, "Set_info", 0);
-  mpb_mfile_agree_value(L, f, fn, "Set_info", sig, "hints");
+  mpb_mfile_agree_value(L, f, fn, "Set_info", sig, "set of hints");
   MPI_Info *info = guard(L);
   int rc = mpb_mfile_info_make(L, 2, info);
   if (rc == MPI_SUCCESS) rc = MPI_File_set_info(f->fh, *info);

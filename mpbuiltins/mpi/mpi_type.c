@@ -32,7 +32,7 @@ static void free_type(mtype *t) {
 mtype *mpb_mpi_type_test(lua_State *L, int idx, int arg, const char *fname) {
   mtype *t = luaL_testudata(L, idx, MPB_TYPE_MT);
   if (t && (t->t == MPI_DATATYPE_NULL || t->task != mpb_get(L)->task))
-    mpb_mfile_argerror(L, arg, fname, "the datatype is %s", t->t == MPI_DATATYPE_NULL ?
+    mpb_mfile_argerror(L, arg, fname, "the datatype is %s", t->task == mpb_get(L)->task ?
                        "freed" : "freed (a datatype ends with the task that made it)");
   return t;
 }
