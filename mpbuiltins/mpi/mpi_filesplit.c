@@ -6,7 +6,8 @@
 **
 ** ROMIO's begin calls are its blocking collectives (the end only returns
 ** the status), so a begin here is the nonblocking collective call
-** (MPI_File_iwrite_at_all, ...) once every member has agreed on it, and the
+** (MPI_File_iwrite_at_all, ...) once every member has agreed on it (and a
+** second agreement returns once every member has started it), and the
 ** end waits for its request in the one wait, once every member has agreed
 ** on the end too (a member computing between begin and end does not drive
 ** its part: MPI's progress comes from the waits). The array stays anchored
@@ -56,6 +57,10 @@ static int begin(lua_State *L, int kind) {
   f->split = kind;
   lua_pushvalue(L, anchor);
   lua_setiuservalue(L, 1, 3);
+  /* every member has started it before any returns: a fault in the code
+  ** before the end then finds every member's part started (the abort
+  ** completes them), not some still in the first agreement */
+  mpb_mfile_agree(L, f, fn, begin_fn[kind] + CALL, 1);
   return 0;
 }
 

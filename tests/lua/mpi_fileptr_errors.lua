@@ -154,11 +154,12 @@ for i, step in ipairs(steps) do
     local ok, err = pcall(mp.exec, function(dir, bad, name, call, begin)
       local mpi = mp.mpi
       local me = mpi.Comm_rank()
+      -- (made before the first collective step: no rank is aborted before it)
+      local t = mpi.Type_create_resized("f64", 0, 8 * mpi.Comm_size())
+      rawset(_G, "old_type", t)
       local f = name ~= "open" and mpi.File_open(nil, dir .. "/f", mpi.MODE_RDWR | mpi.MODE_CREATE)
       local gone = mpi.File_open(nil, dir .. "/gone", mpi.MODE_WRONLY | mpi.MODE_CREATE |
                                  mpi.MODE_DELETE_ON_CLOSE)
-      local t = mpi.Type_create_resized("f64", 0, 8 * mpi.Comm_size())
-      rawset(_G, "old_type", t)
       if begin == "Write_all_begin" then f:Write_all_begin(mp.array("f64", 1000):fill(me))
       elseif begin then f:Read_at_all_begin(0, 1000) end
       if me == bad then error("fault at " .. name) end
