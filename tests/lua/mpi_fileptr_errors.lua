@@ -149,43 +149,44 @@ local steps = {
   {"Read_at_all_end", function(mpi, dir, f) f:Read_at_all_end() end},
 }
 local split = {Write_all_end = "Write_all_begin", Read_at_all_end = "Read_at_all_begin"}
-for i, step in ipairs(steps) do
-  do
-    local ok, err = pcall(mp.exec, function(dir, bad, name, call, begin)
-      local mpi = mp.mpi
-      local me = mpi.Comm_rank()
-      -- (made before the first collective step: no rank is aborted before it)
-      local t = mpi.Type_create_resized("f64", 0, 8 * mpi.Comm_size())
-      rawset(_G, "old_type", t)
-      local f = name ~= "open" and mpi.File_open(nil, dir .. "/f", mpi.MODE_RDWR | mpi.MODE_CREATE)
-      local gone = mpi.File_open(nil, dir .. "/gone", mpi.MODE_WRONLY | mpi.MODE_CREATE |
-                                 mpi.MODE_DELETE_ON_CLOSE)
-      if begin == "Write_all_begin" then f:Write_all_begin(mp.array("f64", 1000):fill(me))
-      elseif begin then f:Read_at_all_begin(0, 1000) end
-      if me == bad then error("fault at " .. name) end
-      call(mpi, dir, f, t)
-      mpi.Barrier()
-    end, dir, i % n, step[1], step[2], split[step[1]])
-    assert(not ok and tostring(err):find("fault at " .. step[1], 1, true), step[1] .. ": " .. tostring(err))
-    assert(io.open(dir .. "/gone", "rb") == nil, step[1] .. ": a file stayed open")
-    mp.exec(function(dir, fds, name)
-      local mpi = mp.mpi
-      local ok, err = pcall(mpi.Type_size, old_type)
-      assert(not ok and tostring(err):find("the datatype is freed %(a datatype ends with the task"),
-             name .. ": " .. tostring(err))
-      local k, list = fds(dir)
-      assert(k == 0, name .. ": rank " .. mp.rank .. " has " .. k .. " files of the test open:\n" .. list)
-      local f = mpi.File_open(nil, dir .. "/f", "w")
-      f:Set_view(0, "f64")
-      f:Write_ordered(mp.array("f64", 1):fill(mp.rank))
-      f:Close()
-      f = mpi.File_open(nil, dir .. "/f", "r")
-      local a = f:Read_at_all(0, mp.size, "f64")
-      for r = 1, mp.size do assert(a[r] == r - 1, name) end
-      f:Close()
-    end, dir, fds, step[1])
-  end
+-- what the task after a fault checks first: the datatype of the faulted
+-- task freed, no file of the test open, the file usable by every path again
+local function clean(dir, fds, name)
+  local mpi = mp.mpi
+  local ok, err = pcall(mpi.Type_size, old_type)
+  assert(not ok and tostring(err):find("the datatype is freed %(a datatype ends with the task"),
+         name .. ": " .. tostring(err))
+  assert(tostring(old_type) == "mp.mpi.Datatype of f64 (freed)", name .. ": " .. tostring(old_type))
+  local k, list = fds(dir)
+  assert(k == 0, name .. ": rank " .. mp.rank .. " has " .. k .. " files of the test open:\n" .. list)
+  local f = mpi.File_open(nil, dir .. "/f", "w+")
+  f:Set_view(0, "f64")
+  f:Write_ordered(mp.array("f64", 1):fill(mp.rank))
+  local a = f:Read_at_all(0, mp.size, "f64")
+  for r = 1, mp.size do assert(a[r] == r - 1, name) end
+  f:Close()
 end
+for i, step in ipairs(steps) do
+  local ok, err = pcall(mp.exec, function(dir, bad, name, call, begin, clean, fds, last)
+    local mpi = mp.mpi
+    local me = mpi.Comm_rank()
+    if last then clean(dir, fds, last) end  -- the task after the last fault
+    -- (made before the first collective step: no rank is aborted before it)
+    local t = mpi.Type_create_resized("f64", 0, 8 * mpi.Comm_size())
+    rawset(_G, "old_type", t)
+    local f = name ~= "open" and mpi.File_open(nil, dir .. "/f", mpi.MODE_RDWR | mpi.MODE_CREATE)
+    local gone = mpi.File_open(nil, dir .. "/gone", mpi.MODE_WRONLY | mpi.MODE_CREATE |
+                               mpi.MODE_DELETE_ON_CLOSE)
+    if begin == "Write_all_begin" then f:Write_all_begin(mp.array("f64", 1000):fill(me))
+    elseif begin then f:Read_at_all_begin(0, 1000) end
+    if me == bad then error("fault at " .. name) end
+    call(mpi, dir, f, t)
+    mpi.Barrier()
+  end, dir, i % n, step[1], step[2], split[step[1]], clean, fds, i > 1 and steps[i - 1][1])
+  assert(not ok and tostring(err):find("fault at " .. step[1], 1, true), step[1] .. ": " .. tostring(err))
+  assert(io.open(dir .. "/gone", "rb") == nil, step[1] .. ": a file stayed open")
+end
+mp.exec(clean, dir, fds, steps[#steps][1])
 rawset(_G, "old_type", nil)
 
 -- a split collective begun and not ended is ended with the task: its data is in the file
