@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
 ** MPI-IO on mp.Arrays: mpi.File_open and the methods of its files
-** ("mp.mpi.File"): Write_at, Read_at, Write_at_all, Read_at_all, Set_view,
-** Get_size, Sync, Close, through ROMIO (MPICH's).
+** ("mp.mpi.File") at explicit offsets: Write_at, Read_at, Write_at_all,
+** Read_at_all, Get_size, Sync, Close, through ROMIO (MPICH's); and what the
+** other methods share (mpi_file.h: the checks, the agreement, the data of
+** a read or write, MPI's nonblocking call of each kind, external32's
+** conversion). The file pointers, split collectives, hints and views are
+** in mpi_fileptr.c, mpi_filesplit.c, mpi_fileinfo.c and mpi_fileview.c.
 **
 ** MPI's collective file calls block until every member calls them, so each
 ** (open, set_view, sync, close, and the collective reads and writes) first
