@@ -36,7 +36,7 @@ uint64_t mpb_mfile_info_check(lua_State *L, int idx, int arg, const char *fname)
   if (lua_isnoneornil(L, idx)) return 0;
   if (!lua_istable(L, idx))
     mpb_mfile_argerror(L, arg, fname, "table of hints expected, got %s", luaL_typename(L, idx));
-  uint64_t sig = 1;
+  uint64_t sig = 0; /* no hints: as nil */
   char buf[64];
   lua_pushnil(L);
   while (lua_next(L, idx)) {
