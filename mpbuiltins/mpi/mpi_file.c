@@ -333,12 +333,35 @@ int mpb_mfile_start(mfile *f, int how, int write, MPI_Offset off, const void *da
   }
 }
 
+int mpb_mfile_eof(mfile *f, MPI_Offset *eof) {
+  MPI_Offset here; /* (the individual pointer goes there and back: it is this rank's) */
+  int rc = MPI_File_get_position(f->fh, &here);
+  if (rc != MPI_SUCCESS) return rc;
+  int cls = 0;
+  *eof = 0;
+  rc = MPI_File_seek(f->fh, 0, MPI_SEEK_END);
+  if (rc == MPI_SUCCESS) rc = MPI_File_get_position(f->fh, eof);
+  else if (MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_ARG)
+    rc = MPI_SUCCESS; /* ROMIO: the end is before the view's start ("negative offset") */
+  if (rc == MPI_SUCCESS) rc = MPI_File_seek(f->fh, here, MPI_SEEK_SET);
+  return rc;
+}
+
 int mpb_mfile_rdone(lua_State *L, mfile *f, const char *fname, int rc, int out,
-                    const mpb_array *a, MPI_Status *status) {
+                    const mpb_array *a, MPI_Status *status, int coll, MPI_Offset start) {
   MPI_Count got = 0;
+  MPI_Offset eof = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Get_count_c(status, mpb_file_etype(a->dtype), &got);
+  if (rc == MPI_SUCCESS && coll) rc = mpb_mfile_eof(f, &eof);
   if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot read");
   if (got == MPI_UNDEFINED) got = 0;
+  if (coll) { /* the etypes there are, in a's elements */
+    MPI_Offset avail = eof > start ? eof - start : 0;
+    double n = (double)avail * (double)mpb_dtype_size(f->edtype) / (double)mpb_dtype_size(a->dtype);
+    if ((double)got > n) got = (MPI_Count)n;
+    memset((char *)a->data + (size_t)got * mpb_dtype_size(a->dtype), 0,
+           (size_t)(a->n - (int64_t)got) * mpb_dtype_size(a->dtype));
+  }
   if (f->datarep == MPB_DATAREP_EXT32 && got > 0) { /* the big-endian data read, in place */
     size_t bytes = (size_t)got * mpb_dtype_size(a->dtype);
     void *ext = lua_newuserdatauv(L, bytes, 0);
@@ -379,7 +402,7 @@ static int read_at(lua_State *L, int coll, const char *fn) {
   MPI_Status status;
   int rc = mpb_mfile_start(f, coll ? MPB_IO_AT_ALL : MPB_IO_AT, 0, off, a->data, a, &req);
   if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status);
+  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, coll, off);
 }
 
 static int Write_at(lua_State *L) { return write_at(L, 0, "mpi.File.Write_at"); }

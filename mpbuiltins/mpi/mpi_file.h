@@ -33,6 +33,7 @@ typedef struct mpb_mfile {
   mpb_comm *c;         /* user value 1 anchors it */
   const char *path;    /* user value 2 */
   int datarep;         /* the view's: an index in mpb_mfile_datareps */
+  MPI_Offset split_at; /* the etype its read starts at */
   int split;           /* MPB_SPLIT_*: the split collective begun (user value 3: its array) */
   MPI_Request split_req;
 } mpb_mfile;
@@ -84,9 +85,14 @@ mpb_array *mpb_mfile_rbuf(lua_State *L, mpb_mfile *f, int idx, int arg, const ch
 /* Start MPI's nonblocking call how (MPB_IO_*) on a's elements. */
 int mpb_mfile_start(mpb_mfile *f, int how, int write, MPI_Offset off, const void *data,
                     const mpb_array *a, MPI_Request *req);
-/* After a read: push the array at out and the elements read (from status). */
+/* After a read: push the array at out and the elements read (from status;
+** for a collective read from etype start, coll 1: from the end of the file,
+** the rest zeroed, since ROMIO's collective reads count what was asked
+** for and fill what is past the end with its buffers' leftovers). */
 int mpb_mfile_rdone(lua_State *L, mpb_mfile *f, const char *fname, int rc, int out,
-                    const mpb_array *a, MPI_Status *status);
+                    const mpb_array *a, MPI_Status *status, int coll, MPI_Offset start);
+/* The end of the file in etypes under the view. */
+int mpb_mfile_eof(mpb_mfile *f, MPI_Offset *eof);
 /* Wait for this rank's request, then honour what came meanwhile. */
 int mpb_mfile_wait(lua_State *L, MPI_Request *req, MPI_Status *status);
 

@@ -45,23 +45,12 @@ static lua_Integer seek_offset(lua_State *L, int idx, int whence, const char *fn
   return o;
 }
 
-/* The end of the file in etypes under the view (the individual pointer is
-** moved there and back: both are this rank's). */
-static int end_of(mfile *f, MPI_Offset *eof) {
-  MPI_Offset here;
-  int rc = MPI_File_get_position(f->fh, &here);
-  if (rc == MPI_SUCCESS) rc = MPI_File_seek(f->fh, 0, MPI_SEEK_END);
-  if (rc == MPI_SUCCESS) rc = MPI_File_get_position(f->fh, eof);
-  if (rc == MPI_SUCCESS) rc = MPI_File_seek(f->fh, here, MPI_SEEK_SET);
-  return rc;
-}
-
 /* The position whence + o (from here, or the end), or an argument error. */
 static MPI_Offset target(lua_State *L, mfile *f, lua_Integer o, int whence, MPI_Offset here,
                          const char *fn) {
   MPI_Offset base = whence == MPI_SEEK_CUR ? here : 0;
   if (whence == MPI_SEEK_END) {
-    int rc = end_of(f, &base);
+    int rc = mpb_mfile_eof(f, &base);
     if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot find the end of");
   }
   if (o < 0 && base + o < 0)
@@ -149,9 +138,11 @@ static int read_ptr(lua_State *L, int how, const char *fn) {
   if (how == MPB_IO_ALL) mpb_mfile_agree(L, f, fn, "Read_all", 0);
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
-  int rc = mpb_mfile_start(f, how, 0, 0, a->data, a, &req);
+  MPI_Offset start = 0;
+  int rc = how == MPB_IO_ALL ? MPI_File_get_position(f->fh, &start) : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_start(f, how, 0, 0, a->data, a, &req);
   if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status);
+  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, how == MPB_IO_ALL, start);
 }
 
 static int Write(lua_State *L) { return write_ptr(L, MPB_IO_IND, "mpi.File.Write"); }
@@ -205,7 +196,7 @@ static int ordered(lua_State *L, int write, const char *fn) {
     if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot write");
     return 0;
   }
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status);
+  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, 1, at);
 }
 static int Write_ordered(lua_State *L) { return ordered(L, 1, "mpi.File.Write_ordered"); }
 static int Read_ordered(lua_State *L) { return ordered(L, 0, "mpi.File.Read_ordered"); }

@@ -52,7 +52,10 @@ static int begin(lua_State *L, int kind) {
   lua_pushvalue(L, lua_gettop(L) > top ? lua_gettop(L) : idx); /* what MPI reads or fills */
   int anchor = lua_gettop(L);
   mpb_mfile_agree(L, f, fn, begin_fn[kind] + CALL, 0);
-  int rc = mpb_mfile_start(f, at ? MPB_IO_AT_ALL : MPB_IO_ALL, write, off, data, a, &f->split_req);
+  int rc = at ? MPI_SUCCESS : MPI_File_get_position(f->fh, &off);
+  f->split_at = off;
+  if (rc == MPI_SUCCESS)
+    rc = mpb_mfile_start(f, at ? MPB_IO_AT_ALL : MPB_IO_ALL, write, off, data, a, &f->split_req);
   if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
   f->split = kind;
   lua_pushvalue(L, anchor);
@@ -87,7 +90,7 @@ static int end(lua_State *L, int kind) {
     if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot write");
     return 0;
   }
-  return mpb_mfile_rdone(L, f, fn, rc, out, mpb_array_test(L, out), &status);
+  return mpb_mfile_rdone(L, f, fn, rc, out, mpb_array_test(L, out), &status, 1, f->split_at);
 }
 
 int mpb_mfile_split_finish(lua_State *L, mfile *f, int aborted) {
