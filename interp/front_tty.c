@@ -16,6 +16,10 @@
 ** slow to read it. Keys that came in that mode after the line ended wait in
 ** t.ahead for the next line; a Ctrl-C among them was pressed while the
 ** line's command ran, so it interrupts that command as the signal would.
+** A dropped line starts no command: the terminal stays in that mode until
+** the next prompt (t.held), and what is typed meanwhile, Ctrl-C included,
+** waits in t.ahead for it rather than going to a terminal that would echo
+** it raw and flush it on Ctrl-C.
 **
 ** When stdin or stdout is not a terminal there is no line editing and no
 ** progress line: prompts are written as text and lines are read from stdin
@@ -30,6 +34,7 @@
 #define _GNU_SOURCE /* memrchr, mkostemp */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +71,7 @@ static struct {
   char *ahead;               /* readline mode: keys read after a line ended */
   size_t alen, acap;
   int ctrl_c;                /* readline read Ctrl-C */
+  int held;                  /* readline's terminal mode kept between a dropped line and the next prompt */
 } t;
 
 static void put(int fd, const char *p, size_t n) { (void)proto_write(fd, p, n); }
@@ -328,6 +334,21 @@ static void prep_terminal(int meta) {
   }
 }
 
+/* The terminal back to normal, unless it is held for the next prompt. */
+static void deprep_terminal(void) {
+  if (!t.held)
+    rl_deprep_terminal();
+}
+
+/* Stop holding the terminal: the next prompt has it, or none will come. */
+static void release(int deprep) {
+  if (!t.held)
+    return;
+  t.held = 0;
+  if (deprep)
+    rl_deprep_terminal();
+}
+
 static int on_ctrl_c(int count, int key) {
   (void)count, (void)key;
   t.ctrl_c = 1; /* handled once readline has returned (tty_interrupt) */
@@ -350,21 +371,23 @@ static int ahead_getc(FILE *f) {
 ** have (front.c interrupts the command) and drops the keys before it, as
 ** the terminal's flush would. After a dropped line no command runs: they
 ** all wait, Ctrl-C too, for the next line. */
-static void take_ahead(int ran) {
+static size_t take_ahead(int ran) {
   int n = 0;
+  size_t got = 0;
   while (ioctl(STDIN_FILENO, FIONREAD, &n) == 0 && n > 0) {
     ssize_t r;
     if (t.alen + (size_t)n > t.acap) {
       size_t cap = t.alen + (size_t)n + 256;
       char *p = realloc(t.ahead, cap);
       if (p == NULL)
-        return;
+        return got;
       t.ahead = p;
       t.acap = cap;
     }
     r = read(STDIN_FILENO, t.ahead + t.alen, (size_t)n);
     if (r <= 0)
-      return;
+      return got;
+    got += (size_t)r;
     t.alen += (size_t)r;
     for (size_t i = t.alen - (size_t)r; ran && i < t.alen; i++) {
       if (t.ahead[i] == CTRL_C) {
@@ -376,6 +399,7 @@ static void take_ahead(int ran) {
       }
     }
   }
+  return got;
 }
 
 /* After readline took keys: Ctrl-C drops the line. */
@@ -425,7 +449,7 @@ static void on_line(char *line) {
   line[n] = '\n'; /* (readline's buffer has room: it was NUL-terminated) */
   front_answer('L', line, n + 1);
   free(line);
-  take_ahead(1);
+  (void)take_ahead(1);
 }
 
 #endif
@@ -447,6 +471,7 @@ void tty_ask(const char *prompt, size_t n) {
       t.prompt[t.plen] = '\0';
     }
     puts1("\r\033[K"); /* readline draws the whole line, prompt included */
+    release(0);         /* the terminal is still in readline's mode */
     t.editing = 1;
     rl_callback_handler_install(t.prompt ? t.prompt : "", on_line);
     while (t.editing && t.alen > 0) { /* what was typed ahead, in order */
@@ -495,12 +520,13 @@ void tty_interrupt(void) {
     rl_redisplay();
     puts1("^C\n");
     rl_replace_line("", 0);
+    t.held = fe.prompted; /* the REPL asks again at once; io.read's command goes on */
     rl_callback_handler_remove();
     t.editing = 0;
     t.plen = 0;
     t.pover = 0;
     front_answer('C', NULL, 0);
-    take_ahead(0);
+    (void)take_ahead(0);
     return;
   }
 #endif
@@ -512,6 +538,7 @@ void tty_interrupt(void) {
 
 void tty_abandon(void) {
 #ifdef MPLUA_READLINE
+  release(1);
   if (t.editing) {
     rl_callback_handler_remove();
     t.editing = 0;
@@ -531,6 +558,22 @@ void tty_winch(void) {
 
 
 #ifdef MPLUA_READLINE
+/* While the terminal is held, its keys are read as they come (front.c polls
+** stdin only while rank 0 asks). */
+static int tty_pollfds(struct pollfd *p, int max, int *timeout_ms) {
+  (void)timeout_ms;
+  if (!t.held || max < 1)
+    return 0;
+  p[0].fd = STDIN_FILENO;
+  p[0].events = POLLIN;
+  return 1;
+}
+
+static void tty_polled(const struct pollfd *p, int n) {
+  if (n > 0 && t.held && p[0].revents && take_ahead(0) == 0)
+    release(1); /* readable yet empty: the terminal is gone */
+}
+
 /* Tab's completions come from rank 0, asked while it waits for the line. */
 static char *tty_ask_rank0(const char *q, size_t n, size_t *alen) {
   return fe.prompted ? front_query(q, n, alen) : NULL;
@@ -546,6 +589,7 @@ void tty_start(void) {
   rl_catch_signals = 0;       /* the loop has them */
   rl_catch_sigwinch = 0;
   rl_prep_term_function = prep_terminal;
+  rl_deprep_term_function = deprep_terminal;
   rl_getc_function = ahead_getc;
   rl_initialize(); /* ~/.inputrc first: Ctrl-C is bound here, whatever it says */
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, emacs_standard_keymap);
@@ -584,6 +628,12 @@ void tty_end(void) {
 
 static void tty_rank0(const char *p, size_t n) { tty_output(STDOUT_FILENO, p, n); }
 
+#ifdef MPLUA_READLINE
+const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_lines, tty_progress,
+                             tty_history, tty_ask, tty_input, tty_interrupt, tty_winch,
+                             tty_abandon, NULL, tty_pollfds, tty_polled};
+#else
 const front_face tty_face = {tty_start, tty_end, tty_rank0, tty_lines, tty_progress,
                              tty_history, tty_ask, tty_input, tty_interrupt, tty_winch,
                              tty_abandon, NULL, NULL, NULL};
+#endif

@@ -39,11 +39,13 @@
 ** until the interrupt has been taken, so a second one ends a process stuck
 ** in a C call.
 */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "chan/arrive.h"
 #include "chan/hook.h"
@@ -59,6 +61,7 @@
 volatile sig_atomic_t mpb_sigint = 0;       /* an interrupt is pending (rank 0) */
 static volatile sig_atomic_t sigint_reset;  /* SIGINT is at SIG_DFL until taken */
 static lua_State *volatile ticked;          /* the main thread whose task the timer polls */
+static pthread_t ticked_thread;             /* the OS thread running it */
 /* The main thread an interrupt hooks: the first state opened on rank 0
 ** (while it is open; then the next one opened). */
 static lua_State *volatile interrupt_target;
@@ -116,12 +119,34 @@ static void poll_hook(lua_State *L, lua_Debug *ar) {
 }
 
 /* ------------------------------------------------------------ signals */
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* lua_sethook marks every Lua frame of the thread (Lua 5.4's settraps): a
+** tick costs time in proportion to the stack's depth, a few milliseconds
+** at a couple of hundred thousand levels, more than the tick's period on a
+** loaded machine, so a deep recursion would spend all its time there. So a
+** tick is taken only on the task's thread (another thread of the process,
+** MPI's, passes it on: it must not walk frames the main thread is
+** changing), only when no hook is set (ours pending: nothing to do; a
+** user's: never over it), and only after a rest nine times as long as the
+** last one took: ticks cost at most a tenth of the time. */
 static void on_alarm(int sig) {
-  (void)sig;
+  static long long rest_until; /* the handler's alone: SIGALRM is blocked while it runs */
   lua_State *main = ticked;
   if (!main) return;
-  lua_Hook h = lua_gethook(main);
-  if (h == NULL || h == poll_hook) hook_next(main); /* never over a user's hook */
+  if (!pthread_equal(pthread_self(), ticked_thread)) {
+    pthread_kill(ticked_thread, sig);
+    return;
+  }
+  if (lua_gethook(main) != NULL) return;
+  long long t0 = now_ns();
+  if (t0 < rest_until) return;
+  hook_next(main);
+  rest_until = t0 + 9 * (now_ns() - t0);
 }
 
 static void on_sigint(int sig);
@@ -227,6 +252,7 @@ void mpb_hook_arm(mpb_state *st, int on) {
     return;
   }
   if (!alarm_on || (!polls && ticked != L)) return; /* the timer is not this state's */
+  if (polls) ticked_thread = pthread_self();
   ticked = polls ? L : NULL;
   struct itimerval it;
   memset(&it, 0, sizeof it);

@@ -78,3 +78,60 @@ wait_last() {
 
 # wait_prompt DESC: until the last line is an empty first-line prompt
 wait_prompt() { wait_last "the prompt ($1)" ">"; }
+
+# term_front: the front end running in the terminal, once it catches SIGINT
+# (a Ctrl-C before that ends it, as it ends any program that has not started
+# yet). It is the child of the pane's shell: never the front end of another
+# session running side by side with the same command line.
+term_front() {
+  local sh p
+  sh=$(tmux -S "$tsock" display-message -p -t 0 '#{pane_pid}') || return 1
+  for p in $(pgrep -P "$sh" || true); do
+    [ $((0x$(awk '/^SigCgt:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0) & 2)) != 0 ] &&
+      echo "$p" && return 0
+  done
+  return 1
+}
+
+# wait_front: until term_front finds it; prints its pid
+wait_front() {
+  local end=$((SECONDS + 120))
+  until term_front; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "the front end never started"
+    sleep 0.01
+  done
+}
+
+# term_rank0 FRONT: rank 0 of the job under the front end FRONT
+term_rank0() {
+  local todo p
+  todo=$(pgrep -P "$1" || true)
+  while [ -n "$todo" ]; do
+    set -- $todo
+    todo=
+    for p; do
+      tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'PMI_RANK=0' && echo "$p" && return 0
+      todo="$todo $(pgrep -P "$p" || true)"
+    done
+  done
+  return 1
+}
+
+# term_stop PID: stop PID (SIGSTOP) and wait until it is stopped
+term_stop() {
+  local end=$((SECONDS + 120))
+  kill -STOP "$1"
+  until [ "$(awk '{print $3}' "/proc/$1/stat")" = T ]; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "process $1 did not stop"
+    sleep 0.01
+  done
+}
+
+# wait_idle PID: until PID sleeps in poll (a front end with nothing to do)
+wait_idle() {
+  local end=$((SECONDS + 120))
+  until [ "$(awk '{print $3}' "/proc/$1/stat")" = S ] && grep -q poll "/proc/$1/wchan"; do
+    [ "$SECONDS" -lt "$end" ] || term_fail "process $1 never went idle"
+    sleep 0.01
+  done
+}
