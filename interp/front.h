@@ -86,6 +86,10 @@ void tty_output(int fd, const char *p, size_t n);
 ** above an unfinished line of rank 0's rather than glued to it. */
 void tty_lines(int fd, const char *p, size_t n);
 void tty_progress(const char *p, size_t n); /* n == 0: clear it */
+/* The history (front_history.c): loaded at start (terminal, readline only),
+** each chunk run added and appended to the file at once, freed at the end. */
+void history_start(void);
+void history_end(void);
 void tty_history(const char *p, size_t n);
 /* Rank 0 asks for input: show the prompt (NULL for a plain read) and start
 ** reading a line; the answer goes out through front_answer. */

@@ -2,7 +2,7 @@
 /*
 ** The front end's terminal: output above the prompt, the progress line at
 ** the bottom, readline (in its callback mode, driven by front.c's poll loop)
-** for the lines rank 0 asks for, and the history, saved across sessions.
+** for the lines rank 0 asks for (the history is front_history.c's).
 **
 ** The screen is kept in one of three states: plain output; output with the
 ** progress line drawn below it (the text of an unfinished output line is
@@ -24,12 +24,6 @@
 ** When stdin or stdout is not a terminal there is no line editing and no
 ** progress line: prompts are written as text and lines are read from stdin
 ** as they come, so `mplua -n 4 < session.lua` reads like a transcript.
-**
-** History file (terminal only): MPLUA_HISTORY, default ~/.mplua_history
-** (empty: none). Each complete chunk is appended as soon as it is run, so
-** concurrent sessions and crashes lose nothing, as Julia's REPL does; its
-** format is Julia's too: a "# time: ..." line, then the chunk's lines, each
-** after a tab, so multi-line chunks come back whole.
 */
 #define _GNU_SOURCE /* memrchr, mkostemp */
 #include <errno.h>
@@ -53,7 +47,6 @@
 #include <readline/readline.h>
 #endif
 
-#define HISTORY_KEEP 1000 /* entries kept; the file is cut back at twice that */
 #define PARTIAL_MAX 4096  /* an unfinished line longer than this is not redrawn */
 
 /* A process global: the terminal is the front end process's. */
@@ -64,7 +57,6 @@ static struct {
   char *progress;            /* the progress line's text, or NULL */
   int editing;               /* readline is reading a line */
   char *prompt;              /* of that line */
-  char *history;             /* the history file, or NULL */
   char *in;                  /* plain mode: what stdin gave beyond the lines taken */
   size_t inlen, incap;
   int ineof;
@@ -186,129 +178,6 @@ void tty_progress(const char *p, size_t n) {
   memcpy(t.progress, p, n);
   t.progress[n] = '\0';
   draw_progress();
-}
-
-/* }================================================================== */
-
-
-/*
-** {==================================================================
-** History
-** ===================================================================
-*/
-
-#ifdef MPLUA_READLINE
-
-/* Rewrite the history file with the entries in memory: a temporary file
-** made beside it (mkstemp: a fresh name, created by us, never a link
-** someone planted), given the file's mode, then renamed over it. */
-static void history_rewrite(mode_t mode) {
-  size_t tl = strlen(t.history) + sizeof ".XXXXXX";
-  char *tmp = malloc(tl);
-  HIST_ENTRY **h = history_list();
-  FILE *f = NULL;
-  int fd = -1;
-  if (tmp == NULL || h == NULL) {
-    free(tmp);
-    return;
-  }
-  snprintf(tmp, tl, "%s.XXXXXX", t.history);
-  if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0 || fchmod(fd, mode & 0777) != 0 ||
-      (f = fdopen(fd, "w")) == NULL) {
-    if (fd >= 0) {
-      close(fd);
-      unlink(tmp);
-    }
-    free(tmp);
-    return;
-  }
-  for (int i = 0; h[i] != NULL; i++) {
-    fputs("# time: 0\n\t", f);
-    for (const char *c = h[i]->line; *c; c++) {
-      if (*c == '\n')
-        fputs("\n\t", f);
-      else
-        fputc(*c, f);
-    }
-    fputc('\n', f);
-  }
-  if (fclose(f) != 0 || rename(tmp, t.history) != 0)
-    unlink(tmp);
-  free(tmp);
-}
-
-/* Load the file's last HISTORY_KEEP entries; rewrite it if it has grown
-** past twice that. */
-static void history_load(void) {
-  FILE *f = fopen(t.history, "r");
-  char *line = NULL, *entry = NULL;
-  size_t cap = 0, elen = 0;
-  ssize_t n;
-  int count = 0;
-  struct stat sb;
-  if (f == NULL)
-    return;
-  while ((n = getline(&line, &cap, f)) >= 0 || entry != NULL) {
-    if (n < 0 || line[0] == '#') { /* an entry ends */
-      if (entry != NULL) {
-        add_history(entry);
-        count++;
-        free(entry);
-        entry = NULL;
-        elen = 0;
-      }
-      if (n < 0)
-        break;
-    }
-    else if (line[0] == '\t') {
-      size_t k = (size_t)n - 1 - (line[n - 1] == '\n');
-      char *e = realloc(entry, elen + k + 2);
-      if (e == NULL)
-        continue;
-      entry = e;
-      if (elen > 0)
-        entry[elen++] = '\n';
-      memcpy(entry + elen, line + 1, k);
-      elen += k;
-      entry[elen] = '\0';
-    }
-  }
-  free(line);
-  if (count > 2 * HISTORY_KEEP && fstat(fileno(f), &sb) == 0) /* keep the last ones */
-    history_rewrite(sb.st_mode);
-  fclose(f);
-}
-
-#endif
-
-void tty_history(const char *p, size_t n) {
-#ifdef MPLUA_READLINE
-  char *entry, *rec;
-  size_t i, k = 0;
-  if (!fe.tty || n == 0 || (entry = malloc(n + 1)) == NULL)
-    return;
-  memcpy(entry, p, n);
-  entry[n] = '\0';
-  add_history(entry);
-  free(entry);
-  if (t.history == NULL || (rec = malloc(2 * n + 64)) == NULL)
-    return;
-  k = (size_t)snprintf(rec, 64, "# time: %lld\n\t", (long long)time(NULL));
-  for (i = 0; i < n; i++) {
-    rec[k++] = p[i];
-    if (p[i] == '\n')
-      rec[k++] = '\t';
-  }
-  rec[k++] = '\n';
-  int fd = open(t.history, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-  if (fd >= 0) { /* one write: sessions appending together do not mix entries */
-    put(fd, rec, k);
-    close(fd);
-  }
-  free(rec);
-#else
-  (void)p, (void)n;
-#endif
 }
 
 /* }================================================================== */
@@ -582,7 +451,6 @@ static char *tty_ask_rank0(const char *q, size_t n, size_t *alen) {
 
 void tty_start(void) {
 #ifdef MPLUA_READLINE
-  const char *h = getenv("MPLUA_HISTORY"), *home = getenv("HOME");
   if (!fe.tty)
     return;
   rl_readline_name = "mplua"; /* for $if mplua in ~/.inputrc */
@@ -596,17 +464,7 @@ void tty_start(void) {
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_insertion_keymap);
   rl_bind_key_in_map(CTRL_C, on_ctrl_c, vi_movement_keymap);
   complete_rl_init(tty_ask_rank0); /* Tab: rank 0 has the globals */
-  using_history();
-  stifle_history(HISTORY_KEEP);
-  if (h == NULL && home != NULL && home[0] != '\0') {
-    size_t n = strlen(home) + sizeof "/.mplua_history";
-    if ((t.history = malloc(n)) != NULL)
-      snprintf(t.history, n, "%s/.mplua_history", home);
-  }
-  else if (h != NULL && h[0] != '\0')
-    t.history = strdup(h);
-  if (t.history != NULL)
-    history_load();
+  history_start();
 #endif
 }
 
@@ -617,13 +475,9 @@ void tty_end(void) {
   else if (fe.tty && t.plen > 0)
     puts1("\n"); /* the shell's prompt on a line of its own */
   free(t.prompt);
-  free(t.history);
   free(t.in);
   free(t.ahead);
-#ifdef MPLUA_READLINE
-  if (fe.tty)
-    clear_history();
-#endif
+  history_end();
 }
 
 static void tty_rank0(const char *p, size_t n) { tty_output(STDOUT_FILENO, p, n); }
