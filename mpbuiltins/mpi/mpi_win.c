@@ -8,26 +8,28 @@
 **   win:Fence()  win:Lock(rank [, kind])  win:Unlock(rank)  win:Flush(rank)
 **   win:Free()
 **
-** No call waits for a rank that may not come. Win_create, Fence and Free
-** first agree through an mplua collective on the window's communicator
+** No call waits for a rank that may not come. Win_create and Free first
+** agree through an mplua collective on the window's communicator
 ** (interruptible, aborted cleanly by a fault; it also exchanges the array
 ** lengths and checks the dtypes), and only then call MPI's collective
-** (MPI_Win_create, MPI_Win_fence, MPI_Win_free), which every member now
-** reaches. Locks are granted by mplua (mpi_winlock.c), never waited for
-** in MPI: the access is MPI_Win_lock_all(MPI_MODE_NOCHECK), taken at the
-** first Lock (it sends and waits for nothing) and closed before a Fence
-** and at Free. Under a lock, the operations are request-based (MPI_Rput,
-** MPI_Rget, MPI_Raccumulate) and Unlock and Flush test them in the one wait
-** (abortable); MPI_Win_flush (and MPI_Win_unlock_all) then only wait for
-** the remote completion of operations whose data has left, which needs the
-** target's MPI progress alone: every rank drives it, in its waits, in its
-** count hook while it runs Lua (mpb_poll), and in the abort protocol.
+** (MPI_Win_create, MPI_Win_free), which every member now reaches. Every
+** access runs in one passive-target epoch, MPI_Win_lock_all(MPI_MODE_NOCHECK),
+** opened at creation (it sends and waits for nothing) and closed at Free:
+** fences are mplua's (mpi_winfence.c: MPI_Win_flush_all, MPI_Win_sync and an
+** mplua barrier, never MPI_Win_fence), and locks are granted by mplua
+** (mpi_winlock.c), never waited for in MPI. Under a lock, the operations are
+** request-based (MPI_Rput, MPI_Rget, MPI_Raccumulate) and Unlock and Flush
+** test them in the one wait (abortable); MPI_Win_flush (and
+** MPI_Win_flush_all) then only wait for the remote completion of operations
+** whose data has left, which needs the target's MPI progress alone: every
+** rank drives it, in its waits, in its count hook while it runs Lua
+** (mpb_poll), and in the abort protocol.
 **
 ** Windows belong to their task: its end frees them on every member in
 ** creation order (an agreement, then MPI_Win_free), and the abort protocol
 ** frees those left (lock tables cleared first thing, then, when every
-** rank has come into the protocol, MPI_Win_unlock_all, a closing fence and
-** MPI_Win_free in creation order).
+** rank has come into the protocol, MPI_Win_unlock_all and MPI_Win_free in
+** creation order).
 */
 #include <mpi.h>
 #include <stdio.h>
@@ -123,6 +125,7 @@ void mpb_win_epoch(lua_State *L, mpb_state *st, win *w, int r, const char *fname
   if (!w->fenced && !w->lock[r])
     luaL_error(L, "mp.%s: " MPB_RANKFMT " no access epoch on rank %d: call Fence() or "
                "Lock(%d) first", fname, st->rank, st->size, r, r);
+  w->nops++;
 }
 
 /* Keep the array at idx alive until the epoch completes it. */
@@ -234,12 +237,9 @@ static int close_epoch(win *w) {
   return rc;
 }
 
-/* The collective part, every member here: a closing fence, MPI_Win_free. */
+/* The collective part, every member here: the epoch closed, MPI_Win_free. */
 static int destroy(lua_State *L, win *w) {
   int rc = close_epoch(w), rc2;
-  if (w->fenced && (rc2 = MPI_Win_fence(MPI_MODE_NOSUCCEED, w->w)) != MPI_SUCCESS &&
-      rc == MPI_SUCCESS)
-    rc = rc2;
   if ((rc2 = MPI_Win_free(&w->w)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (w->own_comm && (rc2 = MPI_Comm_free(&w->comm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (L)
@@ -359,7 +359,9 @@ static int Win_create(lua_State *L) {
     rc = MPI_Win_create((void *)base, (MPI_Aint)(a->n * w->esize + mine.off), 1, MPI_INFO_NULL,
                         w->comm, &w->w);
   if (rc == MPI_SUCCESS) rc = MPI_Win_set_errhandler(w->w, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w);
   if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "MPI_Win_create failed"); /* collective: no way back */
+  w->epoch = 1;
   lua_pushvalue(L, 2);
   w->ref[0] = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, 1);
@@ -424,9 +426,11 @@ static int Get(lua_State *L) {
   int64_t d = mpb_win_disp(L, st, w, 3, r, a->n, fname);
   mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
-  if (w->lock[r]) CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w,
-                                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rget");
-  else CHECK(MPI_Get(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Get");
+  /* request-based in a fence epoch too: MPICH 4.0 (ch4:ucx) may return from
+  ** MPI_Win_flush_all before a large get's data has come; the request's
+  ** completion says it has */
+  CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w,
+                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rget");
   mpb_win_pend(L, w, 5);
   return 1;
 }
@@ -473,24 +477,6 @@ static int Accumulate(lua_State *L) {
   return 0;
 }
 
-/* win:Fence(): an agreement, then MPI_Win_fence (every member reaches it). */
-static int Fence(lua_State *L) {
-  const char *fname = "mpi.Win_fence";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = mpb_win_check(L, st, fname);
-  if (w->nlocks)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
-               fname, st->rank, st->size);
-  vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
-  agree(L, st, w->c, fname, mine, all);
-  CHECK(close_epoch(w), "MPI_Win_unlock_all");
-  CHECK(MPI_Win_fence(0, w->w), "MPI_Win_fence");
-  w->fenced = 1;
-  mpb_win_unpend(L, w);
-  return 0;
-}
-
 /* win:Free() (collective) */
 static int Free(lua_State *L) {
   const char *fname = "mpi.Win_free";
@@ -531,11 +517,12 @@ void mpb_mpi_win_funcs(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, HANDLES);
   static const luaL_Reg methods[] = {
-      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Free", Free},
+      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Free", Free},
       {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", win_tostring}, {NULL, NULL}};
   mpb_class_begin(L, MPB_WIN_MT, methods);
   mpb_winlock_methods(L);
+  mpb_winfence_methods(L);
   mpb_winatomic_methods(L);
   mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
@@ -545,4 +532,13 @@ void mpb_mpi_win_funcs(lua_State *L) {
   lua_setfield(L, -2, "REPLACE");
   lua_pushliteral(L, "no_op");
   lua_setfield(L, -2, "NO_OP");
+  static const struct { const char *name; int v; } consts[] = {
+      {"MODE_NOCHECK", MPI_MODE_NOCHECK}, {"MODE_NOSTORE", MPI_MODE_NOSTORE},
+      {"MODE_NOPUT", MPI_MODE_NOPUT}, {"MODE_NOPRECEDE", MPI_MODE_NOPRECEDE},
+      {"MODE_NOSUCCEED", MPI_MODE_NOSUCCEED}, {"LOCK_EXCLUSIVE", MPI_LOCK_EXCLUSIVE},
+      {"LOCK_SHARED", MPI_LOCK_SHARED}};
+  for (size_t i = 0; i < sizeof consts / sizeof *consts; i++) {
+    lua_pushinteger(L, consts[i].v);
+    lua_setfield(L, -2, consts[i].name);
+  }
 }

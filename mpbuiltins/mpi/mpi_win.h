@@ -10,6 +10,7 @@
 #include "mpi/mpi.h"
 
 enum { MPB_UNLOCKED, MPB_SHARED, MPB_EXCLUSIVE };
+#define MPB_LOCK_NOCHECK 4      /* with a lock kind: taken under MPI_MODE_NOCHECK (no grant) */
 
 /* A window's locks as their target keeps them: who holds one, who waits
 ** (first come, first granted: an exclusive request is never starved by
@@ -33,8 +34,10 @@ typedef struct mpb_win {
   int64_t *off;                 /* every member's bytes from the window's base to its data */
   int32_t *serial;              /* every member's number for this window (lock messages) */
   int esize;
-  int fenced;                   /* MPI_Win_fence called (a collective fact) */
-  int epoch;                    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) holds (locks' access) */
+  int fenced;                   /* in a fence epoch: a Fence without MODE_NOSUCCEED came last */
+  int nops;                     /* operations issued since the last Fence or Lock */
+  int noput;                    /* the last Fence said MODE_NOPUT: no update comes in */
+  int epoch;                    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) holds (every access) */
   int *lock;                    /* per target: MPB_UNLOCKED, SHARED, EXCLUSIVE (held) */
   int *granted;                 /* per target: its grant has come (set by the arrival hook) */
   int nlocks;
@@ -71,7 +74,8 @@ int64_t mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, in
 mpb_array *mpb_win_data(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
 MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const mpb_win *w, int idx, const char *fname,
                   int no_op);
-/* Raise unless target r is in an access epoch (a fence's or r's lock). */
+/* Raise unless target r is in an access epoch (a fence's or r's lock);
+** counts the operation about to be issued. */
 void mpb_win_epoch(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Keep the value at idx alive until the epoch ends / the epoch ended. */
 void mpb_win_pend(lua_State *L, mpb_win *w, int idx);
@@ -99,6 +103,14 @@ void mpb_winlock_open(mpb_state *st, mpb_wins *ws);
 /* Forget every lock of the task's windows, held or granted, on both sides
 ** (the abort protocol: every rank clears its own tables). */
 void mpb_winlock_clear_all(mpb_state *st);
+
+/* ----------------------------------------------------- mpi_winfence.c */
+/* Fence, Sync into the methods table on top. */
+void mpb_winfence_methods(lua_State *L);
+/* The assert at idx (nil: 0), checked: only the bits of allowed (names: their
+** names, for the error). */
+int mpb_win_assert(lua_State *L, mpb_state *st, int idx, int allowed, const char *names,
+                   const char *fname);
 
 /* ---------------------------------------------------- mpi_winatomic.c */
 /* Fetch_and_op, Compare_and_swap, Get_accumulate into the methods table. */
