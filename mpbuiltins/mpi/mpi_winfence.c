@@ -56,11 +56,13 @@ int mpb_win_assert(lua_State *L, mpb_state *st, int idx, int allowed, const char
   return (int)a;
 }
 
-/* A dissemination barrier of ceil(log2 n) rounds on w's communicator. */
+/* A dissemination barrier of ceil(log2 n) rounds on w's communicator. A
+** member whose asserts differ is reported once every round is done, so
+** every member leaves the barrier alike. */
 static void barrier(lua_State *L, mpb_state *st, mpb_win *w, int shared, const char *fname) {
   mpb_coll x = mpb_coll_on(L, st, w->c, fname, MPB_COLL_WIN);
   uint64_t mine = FENCE_SIG | (uint64_t)shared;
-  int n = w->size, me = w->rank;
+  int n = w->size, me = w->rank, other = -1;
   for (int k = 1; k < n; k <<= 1) {
     int from = (me - k + n) % n;
     mpb_coll_send_raw(L, &x, (me + k) % n, &mine, sizeof mine);
@@ -72,11 +74,12 @@ static void barrier(lua_State *L, mpb_state *st, mpb_win *w, int shared, const c
       luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the window's communicator makes another "
                  "window call (Win_create or Win_free) where this rank calls Fence", fname,
                  st->rank, st->size, from);
-    if (got != mine)
-      luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the window's communicator calls Fence "
-                 "with other asserts: MODE_NOPRECEDE and MODE_NOSUCCEED must be given by every "
-                 "member or none", fname, st->rank, st->size, from);
+    if (got != mine && other < 0) other = from;
   }
+  if (other >= 0)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the window's communicator calls Fence "
+               "with other asserts: MODE_NOPRECEDE and MODE_NOSUCCEED must be given by every "
+               "member or none", fname, st->rank, st->size, other);
 }
 
 /* win:Fence([assert]) */
