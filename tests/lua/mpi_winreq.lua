@@ -92,6 +92,7 @@ for _, len in ipairs{1, 140000} do
     assert(out[len] == me + 2, "rget after raccumulate " .. out[len])
     mpi.Barrier()
     assert(a[1] == 1 and a[len] == (len > 1 and left + 2 or 1))
+    mpi.Barrier()                                -- read before the next updates come
     w:Lock_all()
     local reqs = {}
     for t = 0, size - 1 do reqs[#reqs + 1] = w:Raccumulate(mp.array("f64", {1}), t, 0, mpi.SUM) end
