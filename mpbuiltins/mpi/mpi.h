@@ -78,7 +78,7 @@ struct mpb_mpireq {
   mpb_msg *m;                   /* receive: the message it matched, owned */
   struct mpb_icoll *icoll;      /* a nonblocking collective: its state (mpi_icoll.c) */
 };
-enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV, MPB_RQ_COLL };
+enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV, MPB_RQ_COLL, MPB_RQ_RMA };
 enum { MPB_RQ_PENDING, MPB_RQ_READY, MPB_RQ_USED };
 
 /* ------------------------------------------------------- mpi_match.c */
@@ -174,6 +174,14 @@ void mpb_mpi_icoll_forget(lua_State *L, mpb_mpireq *r);
 /* "mpi.Wait(Ibcast, root 2)" into buf: a wait's words; *seq its number. */
 void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mpireq *r,
                             uint32_t *seq);
+
+/* --------------------------------------------------------- mpi_winreq.c */
+/* A window's request (Rput, Rget, Raccumulate): complete? (no Lua, never
+** raises); push its result (Rget: the array; raises MPI's error); r is
+** collected. */
+int mpb_mpi_rma_done(mpb_mpi *M, mpb_mpireq *r);
+int mpb_mpi_rma_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname);
+void mpb_mpi_rma_forget(lua_State *L, mpb_mpireq *r);
 
 /* ---------------------------------------------------------- openers */
 void mpb_open_mpi(lua_State *L);          /* mp.mpi (mpi_p2p.c) */

@@ -35,6 +35,7 @@ static int req_gc(lua_State *L) {
   mpb_mpi *M = lua_touserdata(L, lua_upvalueindex(1));
   mpb_mpi_unpost(M, r);
   if (r->kind == MPB_RQ_COLL) mpb_mpi_icoll_forget(L, r);
+  if (r->kind == MPB_RQ_RMA) mpb_mpi_rma_forget(L, r);
   mpb_msg_free(r->m);
   r->m = NULL;
   r->state = MPB_RQ_USED;
@@ -43,7 +44,8 @@ static int req_gc(lua_State *L) {
 
 static int req_tostring(lua_State *L) {
   mpb_mpireq *r = luaL_checkudata(L, 1, REQ_MT);
-  static const char *const kinds[] = {"empty", "Isend", "Issend", "Irecv", "collective"};
+  static const char *const kinds[] = {"empty", "Isend", "Issend", "Irecv", "collective",
+                                      "one-sided"};
   static const char *const states[] = {"pending", "complete", "inactive"};
   lua_pushfstring(L, "mp.mpi.Request (%s, peer %d, tag %d, %s)", kinds[r->kind], r->peer,
                   r->tag, states[r->state]);
@@ -56,6 +58,7 @@ static int req_done(mpb_mpi *M, mpb_mpireq *r) {
   int done = 0;
   if (r->kind == MPB_RQ_RECV) done = r->m != NULL;
   else if (r->kind == MPB_RQ_COLL) done = mpb_mpi_icoll_done(M, r);
+  else if (r->kind == MPB_RQ_RMA) done = mpb_mpi_rma_done(M, r);
   else if (mpb_sends_gone(M->st, r->ids)) {
     if (r->kind == MPB_RQ_SSEND && !r->acked)
       r->acked = mpb_mpi_take_ack(M, r->c->ranks[r->peer], r->c->id, r->token);
@@ -105,6 +108,7 @@ static mpb_mpireq *req_check(lua_State *L, mpb_state *st, int idx, const char *f
 static int deliver(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname) {
   r->state = MPB_RQ_USED;
   if (r->kind == MPB_RQ_COLL) return mpb_mpi_icoll_push(L, M, r, fname);
+  if (r->kind == MPB_RQ_RMA) return mpb_mpi_rma_push(L, M, r, fname);
   if (r->kind != MPB_RQ_RECV) return 0;
   if (r->cancelled || r->peer == MPB_MPI_PROC_NULL) {
     mpb_mpi_push_null(L, r->cancelled);
@@ -224,7 +228,7 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
     if (a->v[i] && a->v[i]->state == MPB_RQ_PENDING) {
       pending++;
       stuck += forever(a->M, a->v[i]);
-      recv += a->v[i]->kind != MPB_RQ_SEND;
+      recv += a->v[i]->kind != MPB_RQ_SEND && a->v[i]->kind != MPB_RQ_RMA;
       one = a->v[i];
     }
   if (stuck && (all || stuck == pending)) no_forever(L, st, fname);
@@ -238,7 +242,7 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
   int peer = pending == 1 && one->kind == MPB_RQ_RECV && one->peer >= 0
                  ? one->c->ranks[one->peer] : -1;
   mpb_waitdesc d = {what, peer, seq ? one->c->id : 0, seq};
-  mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send completes by itself */
+  mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send, RMA complete by themselves */
 }
 
 /* One look for a Test call: ready now, or after a poll; the

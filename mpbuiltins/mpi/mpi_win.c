@@ -8,26 +8,28 @@
 **   win:Fence()  win:Lock(rank [, kind])  win:Unlock(rank)  win:Flush(rank)
 **   win:Free()
 **
-** No call waits for a rank that may not come. Win_create, Fence and Free
-** first agree through an mplua collective on the window's communicator
+** No call waits for a rank that may not come. Win_create and Free first
+** agree through an mplua collective on the window's communicator
 ** (interruptible, aborted cleanly by a fault; it also exchanges the array
 ** lengths and checks the dtypes), and only then call MPI's collective
-** (MPI_Win_create, MPI_Win_fence, MPI_Win_free), which every member now
-** reaches. Locks are granted by mplua (mpi_winlock.c), never waited for
-** in MPI: the access is MPI_Win_lock_all(MPI_MODE_NOCHECK), taken at the
-** first Lock (it sends and waits for nothing) and closed before a Fence
-** and at Free. Under a lock, the operations are request-based (MPI_Rput,
-** MPI_Rget, MPI_Raccumulate) and Unlock and Flush test them in the one wait
-** (abortable); MPI_Win_flush (and MPI_Win_unlock_all) then only wait for
-** the remote completion of operations whose data has left, which needs the
-** target's MPI progress alone: every rank drives it, in its waits, in its
-** count hook while it runs Lua (mpb_poll), and in the abort protocol.
+** (MPI_Win_create, MPI_Win_free), which every member now reaches. Every
+** access runs in one passive-target epoch, MPI_Win_lock_all(MPI_MODE_NOCHECK),
+** opened at creation (it sends and waits for nothing) and closed at Free:
+** fences are mplua's (mpi_winfence.c: MPI_Win_flush_all, MPI_Win_sync and an
+** mplua barrier, never MPI_Win_fence), and locks are granted by mplua
+** (mpi_winlock.c), never waited for in MPI. Under a lock, the operations are
+** request-based (MPI_Rput, MPI_Rget, MPI_Raccumulate) and Unlock and Flush
+** test them in the one wait (abortable); MPI_Win_flush (and
+** MPI_Win_flush_all) then only wait for the remote completion of operations
+** whose data has left, which needs the target's MPI progress alone: every
+** rank drives it, in its waits, in its count hook while it runs Lua
+** (mpb_poll), and in the abort protocol.
 **
 ** Windows belong to their task: its end frees them on every member in
 ** creation order (an agreement, then MPI_Win_free), and the abort protocol
 ** frees those left (lock tables cleared first thing, then, when every
-** rank has come into the protocol, MPI_Win_unlock_all, a closing fence and
-** MPI_Win_free in creation order).
+** rank has come into the protocol, MPI_Win_unlock_all and MPI_Win_free in
+** creation order).
 */
 #include <mpi.h>
 #include <stdio.h>
@@ -123,6 +125,7 @@ void mpb_win_epoch(lua_State *L, mpb_state *st, win *w, int r, const char *fname
   if (!w->fenced && !w->lock[r])
     luaL_error(L, "mp.%s: " MPB_RANKFMT " no access epoch on rank %d: call Fence() or "
                "Lock(%d) first", fname, st->rank, st->size, r, r);
+  if (!w->lock[r]) w->nops++; /* the fence epoch's (Unlock completes the others) */
 }
 
 /* Keep the array at idx alive until the epoch completes it. */
@@ -219,7 +222,7 @@ void mpb_win_wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *f
 /* Close the access the locks use (MPI_Win_lock_all): what is still in
 ** flight completes first (bounded: the targets' progress). */
 static int close_epoch(win *w) {
-  int rc = MPI_SUCCESS;
+  int rc = mpb_winreq_close(w);
   for (int i = 0; i < w->nreq; i++)
     if (w->req[i] != MPI_REQUEST_NULL) {
       int rc2 = MPI_Wait(&w->req[i], MPI_STATUS_IGNORE);
@@ -234,14 +237,12 @@ static int close_epoch(win *w) {
   return rc;
 }
 
-/* The collective part, every member here: a closing fence, MPI_Win_free. */
+/* The collective part, every member here: the epoch closed, MPI_Win_free. */
 static int destroy(lua_State *L, win *w) {
   int rc = close_epoch(w), rc2;
-  if (w->fenced && (rc2 = MPI_Win_fence(MPI_MODE_NOSUCCEED, w->w)) != MPI_SUCCESS &&
-      rc == MPI_SUCCESS)
-    rc = rc2;
   if ((rc2 = MPI_Win_free(&w->w)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (w->own_comm && (rc2 = MPI_Comm_free(&w->comm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
+  if (L && w->allocated) mpb_winalloc_release(L, w);
   if (L)
     for (int i = 0; i < 3; i++) luaL_unref(L, LUA_REGISTRYINDEX, w->ref[i]);
   free(w->len);
@@ -324,8 +325,10 @@ static void aborted(lua_State *L, mpb_state *st) {
 /* --------------------------------------------------------------- calls */
 /* mpi.Win_create(array [, comm]) */
 static int Win_create(lua_State *L) {
-  const char *fname = "mpi.Win_create";
-  mpb_mpi *M = mpb_mpi_get(L);
+  return mpb_win_create(L, mpb_mpi_get(L), "mpi.Win_create");
+}
+
+int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname) {
   mpb_state *st = M->st;
   MPB_MPI_REGION(L, st, fname);
   mpb_array *a = array_arg(L, st, 1, fname);
@@ -359,7 +362,9 @@ static int Win_create(lua_State *L) {
     rc = MPI_Win_create((void *)base, (MPI_Aint)(a->n * w->esize + mine.off), 1, MPI_INFO_NULL,
                         w->comm, &w->w);
   if (rc == MPI_SUCCESS) rc = MPI_Win_set_errhandler(w->w, MPI_ERRORS_RETURN);
+  if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w);
   if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "MPI_Win_create failed"); /* collective: no way back */
+  w->epoch = 1;
   lua_pushvalue(L, 2);
   w->ref[0] = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, 1);
@@ -376,58 +381,6 @@ static int Win_create(lua_State *L) {
   lua_pushvalue(L, -2);
   lua_rawsetp(L, -2, w);
   lua_pop(L, 1);
-  return 1;
-}
-
-/* win:Put(a, rank, disp) */
-static int Put(lua_State *L) {
-  const char *fname = "mpi.Put";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = mpb_win_check(L, st, fname);
-  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
-  int r = mpb_win_target(L, st, w, 3, fname);
-  int64_t d = mpb_win_disp(L, st, w, 4, r, a->n, fname);
-  mpb_win_epoch(L, st, w, r, fname);
-  int n = (int)a->n;
-  if (w->lock[r]) CHECK(MPI_Rput(a->data, n, w->etype, r, d, n, w->etype, w->w,
-                                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rput");
-  else CHECK(MPI_Put(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Put");
-  mpb_win_pend(L, w, 2);
-  return 0;
-}
-
-/* win:Get(rank, disp, count | out) -> out (its values valid after the epoch) */
-static int Get(lua_State *L) {
-  const char *fname = "mpi.Get";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = mpb_win_check(L, st, fname);
-  int r = mpb_win_target(L, st, w, 2, fname);
-  mpb_array *a;
-  if (lua_isinteger(L, 4)) {
-    lua_Integer n = lua_tointeger(L, 4);
-    if (n < 0 || n > INT32_MAX)
-      luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count %I out of range)", fname,
-                 st->rank, st->size, (LUAI_UACINT)n);
-    lua_settop(L, 4);
-    int64_t dims[1] = {n};
-    a = mpb_array_new(L, w->dtype, 1, dims);
-  } else {
-    if (!mpb_array_test(L, 4))
-      luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count or contiguous mp.Array "
-                 "expected, got %s)", fname, st->rank, st->size, luaL_typename(L, 4));
-    lua_settop(L, 4);
-    a = mpb_win_data(L, st, w, 4, fname);
-    lua_pushvalue(L, 4);
-  }
-  int64_t d = mpb_win_disp(L, st, w, 3, r, a->n, fname);
-  mpb_win_epoch(L, st, w, r, fname);
-  int n = (int)a->n;
-  if (w->lock[r]) CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w,
-                                 mpb_win_new_req(L, st, w, r, fname)), "MPI_Rget");
-  else CHECK(MPI_Get(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Get");
-  mpb_win_pend(L, w, 5);
   return 1;
 }
 
@@ -453,43 +406,71 @@ MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const win *w, int idx, const char
   return ops[k];
 }
 
-/* win:Accumulate(a, rank, disp, op) */
-static int Accumulate(lua_State *L) {
-  const char *fname = "mpi.Accumulate";
+/* win:Put(a, rank, disp), win:Get(rank, disp, count | out),
+** win:Accumulate(a, rank, disp, op); with ureq, their request-based forms
+** (Rput, Rget, Raccumulate: a lock on the target needed, the request the
+** caller's). Under a lock, the window's own requests are MPI_Rput and
+** MPI_Raccumulate, completed by Flush and Unlock; gets are request-based
+** in a fence epoch too: MPICH 4.0 (ch4:ucx) may return from
+** MPI_Win_flush_all before a large get's data has come, the request's
+** completion says it has. Get pushes its array. */
+int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq) {
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
   win *w = mpb_win_check(L, st, fname);
-  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
-  int r = mpb_win_target(L, st, w, 3, fname);
-  int64_t d = mpb_win_disp(L, st, w, 4, r, a->n, fname);
-  MPI_Op op = mpb_win_op(L, st, w, 5, fname, 0);
+  mpb_array *a;
+  int r, vidx = 2;
+  if (op == MPB_RMA_GET) {
+    r = mpb_win_target(L, st, w, 2, fname);
+    if (lua_isinteger(L, 4)) {
+      lua_Integer n = lua_tointeger(L, 4);
+      if (n < 0 || n > INT32_MAX)
+        luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count %I out of range)",
+                   fname, st->rank, st->size, (LUAI_UACINT)n);
+      lua_settop(L, 4);
+      int64_t dims[1] = {n};
+      a = mpb_array_new(L, w->dtype, 1, dims);
+    } else {
+      if (!mpb_array_test(L, 4))
+        luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count or contiguous mp.Array "
+                   "expected, got %s)", fname, st->rank, st->size, luaL_typename(L, 4));
+      lua_settop(L, 4);
+      a = mpb_win_data(L, st, w, 4, fname);
+      lua_pushvalue(L, 4);
+    }
+    vidx = 5;
+  } else {
+    a = mpb_win_data(L, st, w, 2, fname);
+    r = mpb_win_target(L, st, w, 3, fname);
+  }
+  int64_t d = mpb_win_disp(L, st, w, op == MPB_RMA_GET ? 3 : 4, r, a->n, fname);
+  MPI_Op mop = op == MPB_RMA_ACC ? mpb_win_op(L, st, w, 5, fname, 0) : MPI_REPLACE;
+  if (ureq && !w->lock[r])
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " no lock on rank %d: request-based operations need "
+               "a passive-target epoch (Lock(%d) or Lock_all() first)", fname, st->rank,
+               st->size, r, r);
   mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
-  if (w->lock[r]) CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, op, w->w,
-                                        mpb_win_new_req(L, st, w, r, fname)), "MPI_Raccumulate");
-  else CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, op, w->w),
-             "MPI_Accumulate");
-  mpb_win_pend(L, w, 2);
-  return 0;
+  MPI_Request *q = ureq ? ureq : op == MPB_RMA_GET || w->lock[r]
+                                     ? mpb_win_new_req(L, st, w, r, fname) : NULL;
+  if (op == MPB_RMA_GET)
+    CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w, q), "MPI_Rget");
+  else if (op == MPB_RMA_PUT && q)
+    CHECK(MPI_Rput(a->data, n, w->etype, r, d, n, w->etype, w->w, q), "MPI_Rput");
+  else if (op == MPB_RMA_PUT)
+    CHECK(MPI_Put(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Put");
+  else if (q)
+    CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, mop, w->w, q),
+          "MPI_Raccumulate");
+  else
+    CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, mop, w->w), "MPI_Accumulate");
+  mpb_win_pend(L, w, vidx);
+  return op == MPB_RMA_GET;
 }
 
-/* win:Fence(): an agreement, then MPI_Win_fence (every member reaches it). */
-static int Fence(lua_State *L) {
-  const char *fname = "mpi.Win_fence";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = mpb_win_check(L, st, fname);
-  if (w->nlocks)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
-               fname, st->rank, st->size);
-  vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
-  agree(L, st, w->c, fname, mine, all);
-  CHECK(close_epoch(w), "MPI_Win_unlock_all");
-  CHECK(MPI_Win_fence(0, w->w), "MPI_Win_fence");
-  w->fenced = 1;
-  mpb_win_unpend(L, w);
-  return 0;
-}
+static int Put(lua_State *L) { return mpb_win_rma(L, MPB_RMA_PUT, "mpi.Put", NULL); }
+static int Get(lua_State *L) { return mpb_win_rma(L, MPB_RMA_GET, "mpi.Get", NULL); }
+static int Accumulate(lua_State *L) { return mpb_win_rma(L, MPB_RMA_ACC, "mpi.Accumulate", NULL); }
 
 /* win:Free() (collective) */
 static int Free(lua_State *L) {
@@ -531,18 +512,30 @@ void mpb_mpi_win_funcs(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, HANDLES);
   static const luaL_Reg methods[] = {
-      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Fence", Fence}, {"Free", Free},
+      {"Put", Put}, {"Get", Get}, {"Accumulate", Accumulate}, {"Free", Free},
       {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__tostring", win_tostring}, {NULL, NULL}};
   mpb_class_begin(L, MPB_WIN_MT, methods);
   mpb_winlock_methods(L);
+  mpb_winfence_methods(L);
+  mpb_winreq_methods(L);
   mpb_winatomic_methods(L);
   mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
   lua_pushcclosure(L, Win_create, 1);
   lua_setfield(L, -2, "Win_create");
+  mpb_winalloc_funcs(L);
   lua_pushliteral(L, "replace");
   lua_setfield(L, -2, "REPLACE");
   lua_pushliteral(L, "no_op");
   lua_setfield(L, -2, "NO_OP");
+  static const struct { const char *name; int v; } consts[] = {
+      {"MODE_NOCHECK", MPI_MODE_NOCHECK}, {"MODE_NOSTORE", MPI_MODE_NOSTORE},
+      {"MODE_NOPUT", MPI_MODE_NOPUT}, {"MODE_NOPRECEDE", MPI_MODE_NOPRECEDE},
+      {"MODE_NOSUCCEED", MPI_MODE_NOSUCCEED}, {"LOCK_EXCLUSIVE", MPI_LOCK_EXCLUSIVE},
+      {"LOCK_SHARED", MPI_LOCK_SHARED}};
+  for (size_t i = 0; i < sizeof consts / sizeof *consts; i++) {
+    lua_pushinteger(L, consts[i].v);
+    lua_setfield(L, -2, consts[i].name);
+  }
 }

@@ -10,6 +10,7 @@
 #include "mpi/mpi.h"
 
 enum { MPB_UNLOCKED, MPB_SHARED, MPB_EXCLUSIVE };
+#define MPB_LOCK_NOCHECK 4      /* with a lock kind: taken under MPI_MODE_NOCHECK (no grant) */
 
 /* A window's locks as their target keeps them: who holds one, who waits
 ** (first come, first granted: an exclusive request is never starved by
@@ -33,8 +34,10 @@ typedef struct mpb_win {
   int64_t *off;                 /* every member's bytes from the window's base to its data */
   int32_t *serial;              /* every member's number for this window (lock messages) */
   int esize;
-  int fenced;                   /* MPI_Win_fence called (a collective fact) */
-  int epoch;                    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) holds (locks' access) */
+  int fenced;                   /* in a fence epoch: a Fence without MODE_NOSUCCEED came last */
+  int nops;                     /* operations issued since the last Fence or Lock */
+  int noput;                    /* the last Fence said MODE_NOPUT: no update comes in */
+  int epoch;                    /* MPI_Win_lock_all(MPI_MODE_NOCHECK) holds (every access) */
   int *lock;                    /* per target: MPB_UNLOCKED, SHARED, EXCLUSIVE (held) */
   int *granted;                 /* per target: its grant has come (set by the arrival hook) */
   int nlocks;
@@ -42,6 +45,8 @@ typedef struct mpb_win {
   mpb_lockmgr mgr;              /* this rank's locks, as their target */
   MPI_Request *req;             /* request-based operations under locks */
   int *reqrank, nreq, capreq;
+  int allocated;                /* Win_allocate's: its array (ref[1]) dies with it */
+  struct mpb_winreq *ureqs;     /* the users' requests (Rput, ...) still pending (mpi_winreq.c) */
 } mpb_win;
 
 /* mpi_win.c's state (st->slot[MPB_SLOT_WIN]). */
@@ -71,7 +76,12 @@ int64_t mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, in
 mpb_array *mpb_win_data(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
 MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const mpb_win *w, int idx, const char *fname,
                   int no_op);
-/* Raise unless target r is in an access epoch (a fence's or r's lock). */
+/* Put, Get, Accumulate (of the arguments at 2..); ureq: the request-based
+** form into *ureq. Returns the values pushed (Get: its array). */
+enum { MPB_RMA_PUT, MPB_RMA_GET, MPB_RMA_ACC };
+int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq);
+/* Raise unless target r is in an access epoch (a fence's or r's lock);
+** counts the operation about to be issued. */
 void mpb_win_epoch(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Keep the value at idx alive until the epoch ends / the epoch ended. */
 void mpb_win_pend(lua_State *L, mpb_win *w, int idx);
@@ -99,6 +109,32 @@ void mpb_winlock_open(mpb_state *st, mpb_wins *ws);
 /* Forget every lock of the task's windows, held or granted, on both sides
 ** (the abort protocol: every rank clears its own tables). */
 void mpb_winlock_clear_all(mpb_state *st);
+
+/* ----------------------------------------------------- mpi_winfence.c */
+/* Fence, Sync into the methods table on top. */
+void mpb_winfence_methods(lua_State *L);
+/* The assert at idx (nil: 0), checked: only the bits of allowed (names: their
+** names, for the error). */
+int mpb_win_assert(lua_State *L, mpb_state *st, int idx, int allowed, const char *names,
+                   const char *fname);
+
+/* Win_create of the array at 1 on the communicator at 2 (nil: the world):
+** pushes the window. */
+int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname);
+
+/* ---------------------------------------------------- mpi_winalloc.c */
+/* mpi.Win_allocate into the mp.mpi table on top (mp.mpi.state's upvalue). */
+void mpb_winalloc_funcs(lua_State *L);
+/* The window w of Win_allocate is being freed: its array becomes empty,
+** and every use of it an error saying so. */
+void mpb_winalloc_release(lua_State *L, mpb_win *w);
+
+/* ------------------------------------------------------ mpi_winreq.c */
+/* Rput, Rget, Raccumulate into the methods table on top. */
+void mpb_winreq_methods(lua_State *L);
+/* Complete the users' requests still pending on w (it is being freed;
+** bounded: their data has left or is coming); returns MPI's code. */
+int mpb_winreq_close(mpb_win *w);
 
 /* ---------------------------------------------------- mpi_winatomic.c */
 /* Fetch_and_op, Compare_and_swap, Get_accumulate into the methods table. */

@@ -8,8 +8,8 @@
 **
 ** Each returns an array holding the target's values before the operation,
 ** valid once the epoch completes them (Fence, Flush, Unlock), as Get's.
-** Under a lock, Fetch_and_op and Get_accumulate are MPI_Rget_accumulate
-** (a request, tested in the one wait by Flush and Unlock); MPI has no
+** Fetch_and_op and Get_accumulate are MPI_Rget_accumulate (a request,
+** tested in the one wait by Fence, Flush and Unlock, as Get's); MPI has no
 ** request-based Compare_and_swap, whose result MPI_Win_flush completes
 ** (bounded, as mpi_win.c says). They are atomic with Accumulate's (same op
 ** or NO_OP, element by element), as MPI defines it.
@@ -49,11 +49,9 @@ static int Fetch_and_op(lua_State *L) {
   mpb_win_epoch(L, st, w, r, fname);
   lua_settop(L, 5);
   mpb_array *out = result(L, w, 1);
-  if (w->lock[r])
-    CHECK(MPI_Rget_accumulate(a->data, 1, w->etype, out->data, 1, w->etype, r, d, 1, w->etype,
-                              op, w->w, mpb_win_new_req(L, st, w, r, fname)),
-          "MPI_Rget_accumulate");
-  else CHECK(MPI_Fetch_and_op(a->data, out->data, w->etype, r, d, op, w->w), "MPI_Fetch_and_op");
+  CHECK(MPI_Rget_accumulate(a->data, 1, w->etype, out->data, 1, w->etype, r, d, 1, w->etype,
+                            op, w->w, mpb_win_new_req(L, st, w, r, fname)),
+        "MPI_Rget_accumulate");
   mpb_win_pend(L, w, 2);
   mpb_win_pend(L, w, 6);
   return 1;
@@ -109,12 +107,9 @@ static int Get_accumulate(lua_State *L) {
                  fname, st->rank, st->size, (LUAI_UACINT)a->n, (LUAI_UACINT)out->n);
   }
   int n = (int)a->n;
-  if (w->lock[r])
-    CHECK(MPI_Rget_accumulate(a->data, n, w->etype, out->data, n, w->etype, r, d, n, w->etype,
-                              op, w->w, mpb_win_new_req(L, st, w, r, fname)),
-          "MPI_Rget_accumulate");
-  else CHECK(MPI_Get_accumulate(a->data, n, w->etype, out->data, n, w->etype, r, d, n, w->etype,
-                                op, w->w), "MPI_Get_accumulate");
+  CHECK(MPI_Rget_accumulate(a->data, n, w->etype, out->data, n, w->etype, r, d, n, w->etype,
+                            op, w->w, mpb_win_new_req(L, st, w, r, fname)),
+        "MPI_Rget_accumulate");
   mpb_win_pend(L, w, 2);
   mpb_win_pend(L, w, 6);
   return 1;

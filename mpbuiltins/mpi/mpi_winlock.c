@@ -7,8 +7,8 @@
 ** there sees no abort, forwards no ABORT down the fan-out tree and honours
 ** no Ctrl-C, so a holder that waits for a faulted rank hangs the job. Here
 ** MPI only gives the access: MPI_Win_lock_all(MPI_MODE_NOCHECK), which
-** sends nothing and waits for nothing (mpi_win.c takes it at the first
-** Lock). Exclusion is mplua's: each rank keeps the locks of its part of a
+** sends nothing and waits for nothing (mpi_win.c opens it with the
+** window). Exclusion is mplua's: each rank keeps the locks of its part of a
 ** window (who holds one, who waits, first come first granted), and
 **   - an origin sends its request (shared or exclusive) on MPB_CH_RMA and
 **     waits for the grant in the one wait (abortable, interruptible, and
@@ -17,7 +17,10 @@
 **     arrival hook: in its waits and in the count hook while it runs Lua,
 **     so a computing or blocked target grants too;
 **   - Unlock completes the operations remotely (MPI_Win_flush) before it
-**     sends the release: the next holder sees the data.
+**     sends the release: the next holder sees the data;
+**   - a lock taken with MPI_MODE_NOCHECK (the user's promise that no other
+**     rank holds or asks for a conflicting one) sends and waits for nothing,
+**     nor does its Unlock after the flush.
 ** Lock messages are user messages: counted per pair like every other, so
 ** the deadlock detector sees a grant or a release in flight, and the abort
 ** protocol drains them. The protocol clears every lock table first thing
@@ -149,13 +152,14 @@ static int granted(mpb_state *st, void *ud) {
 
 /* Ask target r (-1: every member) for a lock of kind, then wait for the
 ** grants in the one wait (interruptible; described as the MPI call). */
-static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind,
+static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind, int nocheck,
                     const char *fname) {
-  if (!w->epoch) {
-    MPB_WIN_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w), "MPI_Win_lock_all");
-    w->epoch = 1;
-  }
   int lo = r >= 0 ? r : 0, hi = r >= 0 ? r : w->size - 1;
+  w->fenced = 0, w->nops = 0; /* a lock ends a fence epoch that saw no operation */
+  if (nocheck) {
+    for (int t = lo; t <= hi; t++) w->lock[t] = kind | MPB_LOCK_NOCHECK, w->nlocks++;
+    return;
+  }
   for (int t = lo; t <= hi; t++) w->granted[t] = 0;
   for (int t = lo; t <= hi; t++) post(st, w, t, kind);
   want x = {w, r};
@@ -176,10 +180,11 @@ void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const ch
   mpb_win_wait_reqs(L, st, w, r, fname);
   mpb_win_wake(st, w, r);
   MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  int nocheck = w->lock[r] & MPB_LOCK_NOCHECK;
   w->lock[r] = MPB_UNLOCKED;
   w->nlocks--;
   if (!w->nlocks) w->all = 0;
-  post(st, w, r, OP_RELEASE);
+  if (!nocheck) post(st, w, r, OP_RELEASE);
 }
 
 void mpb_winlock_clear_all(mpb_state *st) {
@@ -196,47 +201,69 @@ void mpb_winlock_clear_all(mpb_state *st) {
 }
 
 /* ------------------------------------------------------------- calls */
+/* A lock may begin when no fence epoch is open: none was, the last Fence
+** said MODE_NOSUCCEED, or no operation followed it (MPI: a fence starts
+** an epoch only if operations follow it). */
 static void lockable(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
-  if (w->fenced)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (Fence was called): "
-               "fences and locks do not mix on one window", fname, st->rank, st->size);
+  if (w->fenced && w->nops)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (%d operation%s "
+               "since the last Fence): end it with Fence(mpi.MODE_NOSUCCEED) first", fname,
+               st->rank, st->size, w->nops, w->nops == 1 ? "" : "s");
   if (w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds the locks of Lock_all: Unlock_all "
                "first", fname, st->rank, st->size);
 }
 
-/* win:Lock(rank [, "exclusive" | "shared"]) */
+/* The lock kind at 3: "exclusive" (default), "shared", mpi.LOCK_EXCLUSIVE,
+** mpi.LOCK_SHARED. */
+static int lock_kind(lua_State *L, mpb_state *st, const char *fname) {
+  if (lua_isnoneornil(L, 3)) return MPB_EXCLUSIVE;
+  if (lua_type(L, 3) == LUA_TNUMBER && lua_isinteger(L, 3)) {
+    lua_Integer k = lua_tointeger(L, 3);
+    if (k == MPI_LOCK_EXCLUSIVE) return MPB_EXCLUSIVE;
+    if (k == MPI_LOCK_SHARED) return MPB_SHARED;
+  } else if (lua_type(L, 3) == LUA_TSTRING) {
+    const char *s = lua_tostring(L, 3);
+    if (strcmp(s, "exclusive") == 0) return MPB_EXCLUSIVE;
+    if (strcmp(s, "shared") == 0) return MPB_SHARED;
+  }
+  int t = lua_type(L, 3);
+  const char *got = t == LUA_TSTRING || t == LUA_TNUMBER ? luaL_tolstring(L, 3, NULL)
+                                                         : luaL_typename(L, 3);
+  return luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " \"exclusive\", \"shared\", "
+                    "mpi.LOCK_EXCLUSIVE or mpi.LOCK_SHARED expected, got %s)", fname, st->rank,
+                    st->size, got);
+}
+
+/* win:Lock(rank [, kind [, assert]]) */
 static int Lock(lua_State *L) {
   const char *fname = "mpi.Win_lock";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
   int r = mpb_win_target(L, st, w, 2, fname);
-  const char *kind = lua_isnoneornil(L, 3) ? "exclusive" : lua_tostring(L, 3);
-  int k = kind && strcmp(kind, "exclusive") == 0 ? MPB_EXCLUSIVE
-        : kind && strcmp(kind, "shared") == 0 ? MPB_SHARED : MPB_UNLOCKED;
-  if (!k)
-    luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " \"exclusive\" or \"shared\" "
-               "expected, got %s)", fname, st->rank, st->size, kind ? kind : luaL_typename(L, 3));
+  int k = lock_kind(L, st, fname);
+  int a = mpb_win_assert(L, st, 4, MPI_MODE_NOCHECK, "MODE_NOCHECK", fname);
   lockable(L, st, w, fname);
   if (w->lock[r])
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank already holds a lock on rank %d", fname,
                st->rank, st->size, r);
-  acquire(L, st, w, r, k, fname);
+  acquire(L, st, w, r, k, a != 0, fname);
   return 0;
 }
 
-/* win:Lock_all(): a shared lock on every member */
+/* win:Lock_all([assert]): a shared lock on every member */
 static int Lock_all(lua_State *L) {
   const char *fname = "mpi.Win_lock_all";
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fname);
   mpb_win *w = mpb_win_check(L, st, fname);
+  int a = mpb_win_assert(L, st, 2, MPI_MODE_NOCHECK, "MODE_NOCHECK", fname);
   lockable(L, st, w, fname);
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
                fname, st->rank, st->size);
-  acquire(L, st, w, -1, MPB_SHARED, fname);
+  acquire(L, st, w, -1, MPB_SHARED, a != 0, fname);
   w->all = 1;
   return 0;
 }
@@ -283,8 +310,8 @@ static int Unlock_all(lua_State *L) {
                st->rank, st->size);
   flush_all(L, st, w, fname);
   for (int r = 0; r < w->size; r++) {
+    if (!(w->lock[r] & MPB_LOCK_NOCHECK)) post(st, w, r, OP_RELEASE);
     w->lock[r] = MPB_UNLOCKED;
-    post(st, w, r, OP_RELEASE);
   }
   w->nlocks = 0, w->all = 0;
   mpb_win_unpend(L, w);

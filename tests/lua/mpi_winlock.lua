@@ -95,7 +95,7 @@ mp.exec(function()
     local ok, err = pcall(f, ...)
     assert(not ok and tostring(err):find(pattern), "expected '" .. pattern .. "', got " .. tostring(err))
   end
-  fails("bad argument #3 to 'mp.mpi.Win_lock' %(" .. R .. " \"exclusive\" or \"shared\" expected, got both%)",
+  fails("bad argument #3 to 'mp.mpi.Win_lock' %(" .. R .. " \"exclusive\", \"shared\", mpi.LOCK_EXCLUSIVE or mpi.LOCK_SHARED expected, got both%)",
         w.Lock, w, 0, "both")
   fails("bad argument #2 to 'mp.mpi.Win_lock' %(" .. R .. " target rank " .. size .. " out of range",
         w.Lock, w, size)
