@@ -168,13 +168,13 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
 
 /* A large message is best received into the block its predecessor just
 ** left, still in cache: writing a MiB into memory the cache lost costs
-** about as much again as the transfer itself, and a stream of messages
-** that each land in fresh memory runs at two thirds of raw MPI's speed,
-** which reuses one buffer. The predecessor (a string Lua adopted, or the
+** about as much again as the transfer itself, so a stream of messages
+** that each land in fresh memory falls well behind raw MPI, which reuses
+** one buffer. The predecessor (a string Lua adopted, or the
 ** buffer of an array's view) is usually dead by then but not yet
 ** collected: Lua's own pace frees it only when the heap has grown by a
-** share of its size, which after one large value has lived can be a
-** hundred such blocks later. So before the places of a message of a MiB or
+** share of its size, which after one large value has lived can be many
+** such blocks later. So before the places of a message of a MiB or
 ** more are chosen, the wait or the poll hook runs one basic step of the
 ** collector (nothing may run Lua here: the parts wait, stage A_GC, for
 ** mpb_arrivals_collect). In generational mode, the interpreter's, that is
