@@ -30,7 +30,6 @@
 ** and an arrival record, kept in the state); only a rank that cannot hold
 ** even a header or a command ends the job.
 */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,30 +166,42 @@ static mpb_msg *lay_out(mpb_state *st, const mpb_msg *h, const mpb_frame *f) {
   return w;
 }
 
-/* A large message is best received into the buffer its predecessor just
-** left: a program that takes one message of a few MiB after another then
-** writes into memory still in cache (rotating between two buffers costs
-** much of the bandwidth of large messages), and the largest land in the spare
-** buffer of the last one (chan/msg.c) rather than in fresh pages. But the
-** predecessor's last owner is usually garbage Lua has not collected yet,
-** and nothing may run Lua here: the parts of such a message wait (stage
-** A_GC) until a wait or the poll hook has run a collection
-** (mpb_arrivals_collect). A full one when the message is the largest kind,
-** or when the Lua heap is so small next to the message that collecting it
-** costs a few percent of the transfer; otherwise a step as
-** large as the message, the step the decoder would take anyway (msg.c),
-** taken before the buffer is chosen. A message whose buffer cannot be had
-** waits for a full collection too, as Lua's own allocations do. */
+/* A large message is best received into the block its predecessor just
+** left, still in cache: writing a MiB into memory the cache lost costs
+** about as much again as the transfer itself, so a stream of messages
+** that each land in fresh memory falls well behind raw MPI, which reuses
+** one buffer. The predecessor (a string Lua adopted, or the
+** buffer of an array's view) is usually dead by then but not yet
+** collected: Lua's own pace frees it only when the heap has grown by a
+** share of its size, which after one large value has lived can be many
+** such blocks later. So before the places of a message of a MiB or
+** more are chosen, the wait or the poll hook runs one basic step of the
+** collector (nothing may run Lua here: the parts wait, stage A_GC, for
+** mpb_arrivals_collect). In generational mode, the interpreter's, that is
+** a minor collection, which frees the young dead predecessor for little;
+** in incremental mode, a bounded piece of the cycle. A step that costs
+** more than the cache misses it could save (a collector that does a full
+** collection for every step: a large old heap in generational mode) makes
+** the next ones skip, for twice as many messages each time. The largest
+** messages, which no cache holds, wait for a full collection when the
+** spare buffer of the last one (chan/msg.c) would not fit, and so does a
+** message whose buffer cannot be had, as Lua's own allocations do. */
 #define BIG ((size_t)64 << 20)
 #define REUSE_MIN ((size_t)1 << 20)
-#define HEAP_PER_MSG 64 /* a full collection when the heap is below message / this */
+#define STEP_SEC_PER_MIB 50e-6 /* a step may cost this per MiB it waits for */
+#define SKIP_MAX 1024
 
 static int wants_gc(mpb_state *st, const mpb_msg *h, size_t *size) {
   mpb_frame f;
   if (mpb_frame_parse(h->buf, h->len, (uint64_t)st->tag_ub, &f, NULL, 0) != 0) return 0;
   *size = f.inlen + f.total;
   if (*size >= BIG) return mpb_msg_spare(&st->msgmem) < *size ? 2 : 0;
-  return *size >= REUSE_MIN && st->msgmem.live_big > 0;
+  if (*size < REUSE_MIN) return 0;
+  if (st->gc_skip_left > 0) {
+    st->gc_skip_left--;
+    return 0;
+  }
+  return 1;
 }
 
 static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h);
@@ -206,21 +217,33 @@ static void start_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
     a->m = h;
     a->stage = A_GC;
     if (gc > st->gc_wanted) st->gc_wanted = gc;
-    st->gc_step_kb += size >> 10;
+    st->gc_bytes += size;
     return;
   }
   post_parts(st, a, h);
 }
 
+/* One basic step, timed: a costly one makes the next large messages skip it. */
+static void gc_step(lua_State *L, mpb_state *st) {
+  double t = mpb_now();
+  lua_gc(L, LUA_GCSTEP, 0);
+  t = mpb_now() - t;
+  if (t <= STEP_SEC_PER_MIB * (double)st->gc_bytes / (1 << 20)) {
+    st->gc_skip = 0;
+    return;
+  }
+  st->gc_skip = st->gc_skip ? (st->gc_skip < SKIP_MAX ? 2 * st->gc_skip : SKIP_MAX) : 1;
+  st->gc_skip_left = st->gc_skip;
+}
+
 void mpb_arrivals_collect(lua_State *L, mpb_state *st) {
-  size_t kb = st->gc_step_kb;
-  int full = L && (st->gc_wanted == 2 || (size_t)lua_gc(L, LUA_GCCOUNT) * HEAP_PER_MSG <= kb);
+  int full = L && st->gc_wanted == 2;
   if (full)
-    lua_gc(L, LUA_GCCOLLECT); /* the predecessor's buffer comes back, if it can */
+    lua_gc(L, LUA_GCCOLLECT);
   else if (L)
-    lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX));
+    gc_step(L, st);
   st->gc_wanted = 0;
-  st->gc_step_kb = 0;
+  st->gc_bytes = 0;
   for (mpb_arrival *a = st->arrivals; a; a = a->next)
     if (a->stage == A_GC) {
       a->gc_full |= full || !L; /* without L, no collection will come */

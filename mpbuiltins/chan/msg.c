@@ -16,7 +16,6 @@
 ** the next large one that fits (the state's spare), and fresh large buffers
 ** ask for huge pages. */
 #define SPARE_MIN ((size_t)64 << 20)
-#define LIVE_MIN ((size_t)1 << 20)
 
 /* Ask for huge pages on a large block of fresh memory. */
 static void bigmem_advise(void *p, size_t len) {
@@ -57,7 +56,6 @@ mpb_msg *mpb_msg_new(mpb_msg_mem *mm, size_t len) {
   m->len = len;
   m->cap = cap;
   m->mem = mm;
-  if (mm) mm->live_big += cap >= LIVE_MIN;
   return m;
 }
 
@@ -135,7 +133,6 @@ void mpb_msg_free(mpb_msg *m) {
     free(m);
     return;
   }
-  mm->live_big -= m->cap >= LIVE_MIN;
   if (!mm->closed && m->cap >= SPARE_MIN && (!mm->spare || mm->spare->cap <= m->cap)) {
     free(mm->spare);
     mm->spare = m;

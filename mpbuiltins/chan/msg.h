@@ -87,7 +87,6 @@ typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 #define MPB_MSG_RESERVE ((size_t)256 << 10)
 typedef struct mpb_msg_mem {
   mpb_msg *spare;    /* NULL: none */
-  int live_big;      /* buffers of 1 MiB or more that messages hold (the spare not counted) */
   mpb_msg *kept;     /* the reserve's buffer */
   int out;           /* it is lent */
   int closed;        /* mpb_msg_mem_free ran: nothing is kept any more */

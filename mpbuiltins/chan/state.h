@@ -172,7 +172,8 @@ typedef struct mpb_state {
   int *pending_from; /* [2 * size]: arrivals in flight per source (user, ctl) */
   uint32_t *arr_blocked, arr_pass; /* [2 * size]: delivery order (arrive.c) */
   int gc_wanted;     /* a large message waits for a collection: 1 a step, 2 a full one (arrive.c) */
-  size_t gc_step_kb; /* the step's size */
+  size_t gc_bytes;   /* the bytes of the messages that wait for it */
+  int gc_skip, gc_skip_left; /* large messages that skip the step after a costly one */
   int wref;          /* registry ref of a reusable encode buffer (mp.WBuf) */
   int wbusy;         /* it holds a message not yet handed to MPI */
   struct mpb_wbuf *wscratch;

@@ -1,9 +1,8 @@
 -- ranks: 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
--- Messages of 1 MiB and more wait for a Lua collection before their buffer
--- is chosen, so that the buffer of a message whose owner is garbage is
--- reused (chan/arrive.c): a full collection when the Lua heap is small, a
--- step when it is large. Whatever the receiver still holds must keep its
+-- Messages of 1 MiB and more wait for a step of Lua's collector before their
+-- buffer is chosen, so that the buffer of a message whose owner is garbage
+-- is reused (chan/arrive.c). Whatever the receiver still holds must keep its
 -- bytes: arrays, views into them and long strings, received one after
 -- another from several senders at once, some kept and some dropped, with a
 -- small heap and with one far larger than the messages.
