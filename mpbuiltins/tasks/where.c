@@ -66,6 +66,7 @@ struct mpb_snap {
   double watched;          /* the wait length last reported */
   double alive_check;      /* when to look next for ranks that died */
   double alive_gap;        /* the abort protocol's gap to the look after */
+  int64_t alive_reads;     /* ranks looked at for dead ones (mp.stats().alive_looks) */
 };
 
 static size_t answer_size(const mpb_state *st) {
@@ -375,7 +376,9 @@ static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
   for (int r = 1; r < st->size; r++) {
     if (!all && answer(st, s->answers, r)->round == s->round) continue;
     int pid = mpb_local_pid(st, r);
-    if (pid <= 0 || !gone(pid)) continue;
+    if (pid <= 0) continue;
+    s->alive_reads++;
+    if (!gone(pid)) continue;
     fflush(stdout);
     fprintf(stderr, "mplua: rank %d/%d (pid %d) has died: killed by a signal, or it crashed; "
             "ending the job\n", r, st->size, pid);
@@ -392,6 +395,11 @@ void mpb_where_check_dead_later(mpb_state *st) {
   if (!s) return;
   s->alive_check = mpb_now() + ALIVE_EVERY;
   s->alive_gap = ALIVE_EVERY * ALIVE_GROWTH;
+}
+
+int64_t mpb_where_alive_looks(mpb_state *st) {
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
+  return s ? s->alive_reads : 0;
 }
 
 void mpb_where_check_dead(mpb_state *st) {
@@ -414,11 +422,11 @@ static void on_idle(mpb_state *st, double waited) {
                                                                    answered: try anew */
   /* The ranks that have not answered a round under way for ALIVE_EVERY:
   ** are they alive? A rank that answered is (so, between rounds, nothing
-  ** is read), and one that stays silent is looked at less often as the
-  ** round lasts: a look costs the silent ranks, not every rank. */
-  double silent = now - s->started;
-  if (s->pending > 0 && silent >= ALIVE_EVERY && now >= s->alive_check) {
-    double gap = silent / ALIVE_GROWTH;
+  ** is read), and the looks come further apart as rank 0's wait lasts
+  ** (about 10 in its first second, then one a second): a look costs the
+  ** silent ranks, and a long wait O(log t) looks, not one every 20 ms. */
+  if (s->pending > 0 && now - s->started >= ALIVE_EVERY && now >= s->alive_check) {
+    double gap = waited / ALIVE_GROWTH;
     s->alive_check = now + (gap < ALIVE_EVERY ? ALIVE_EVERY : gap > ALIVE_MAX ? ALIVE_MAX : gap);
     check_alive(st, s, 0);
   }
