@@ -93,7 +93,7 @@ static int mismatch(const mpb_coll *x, const mpb_msg *m, char *buf, size_t n) {
   mpb_uhdr h = mpb_msg_hdr(m);
   int kind = (int)(h.flags & 0x7f), op = (int)((h.flags >> 8) & 0xff) - 1;
   unsigned id = (h.flags >> 16) & 0xff;
-  int r = x->c->of_world[m->src];
+  int r = mpb_comm_of(x->c, m->src);
   if (h.seq != x->seq)
     snprintf(buf, n, "rank %d sent a message of its collective #%u on this communicator "
              "(mp.%s) where this rank waits in #%u (mp.%s)", r, h.seq, sender_name(x, h.flags),

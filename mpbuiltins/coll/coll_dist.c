@@ -103,7 +103,7 @@ static int ready_or_bad(mpb_state *st, void *ud) {
       w->bad = find_bad(w->x);
       break;
     }
-    if ((ch == MPB_CH_DIST || ch == MPB_CH_COLL) && w->x->c->of_world[src] >= 0)
+    if ((ch == MPB_CH_DIST || ch == MPB_CH_COLL) && mpb_comm_of(w->x->c, src) >= 0)
       w->bad = bad_from(w->x, ch, src);
   }
   w->seen = st->seq;
@@ -120,7 +120,7 @@ void mpb_coll_tagged_wait(lua_State *L, const mpb_coll *x, mpb_ready ready, void
     mpb_uhdr h = mpb_msg_hdr(w.bad);
     char buf[200]; /* lua_pushfstring has no %u */
     snprintf(buf, sizeof buf, "mismatched collectives: rank %d called mp.%s (collective #%u on "
-             "this communicator)", x->c->of_world[w.bad->src],
+             "this communicator)", mpb_comm_of(x->c, w.bad->src),
              mpb_coll_kind_name((int)(h.flags & 0xff)), x->seq);
     luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", x->fname, st->rank, st->size, buf);
   }

@@ -48,18 +48,18 @@ static int c_split(lua_State *L) {
     }
   mpb_comm_used_id(st, (uint32_t)id);
   mpb_comm *d = mpb_comm_new(L, st, n, (uint32_t)id);
+  int *parent = d->order; /* the members' parent ranks, until mpb_comm_index */
   n = 0;
   for (int r = 0; r < c->size; r++) { /* insertion by (key, parent rank) */
     if (!all[4 * r] || all[4 * r + 1] != mine[1]) continue;
     int k = n++;
-    while (k > 0) {
-      int q = c->of_world[d->ranks[k - 1]];
-      if (all[4 * q + 2] <= all[4 * r + 2]) break;
-      d->ranks[k] = d->ranks[k - 1];
+    while (k > 0 && all[4 * parent[k - 1] + 2] > all[4 * r + 2]) {
+      parent[k] = parent[k - 1];
       k--;
     }
-    d->ranks[k] = c->ranks[r];
+    parent[k] = r;
   }
+  for (int k = 0; k < n; k++) d->ranks[k] = c->ranks[parent[k]];
   mpb_comm_index(st, d);
   return 1;
 }

@@ -221,9 +221,9 @@ static int look(mpb_state *st, mpb_xreq *q) {
   if (q->local) return 0;
   int full = !q->scanned;
   for (uint64_t s = q->seen + 1; !full && s <= st->seq; s++) {
-    int ch, src;
+    int ch, src, r;
     if (!mpb_arrival_at(st, s, &ch, &src)) full = 1;
-    else if (ch == MPB_CH_DIST && q->x.c->of_world[src] >= 0) look_peer(st, q, q->x.c->of_world[src]);
+    else if (ch == MPB_CH_DIST && (r = mpb_comm_of(q->x.c, src)) >= 0) look_peer(st, q, r);
   }
   if (full)
     for (int k = 0; k < q->nruns; k++) look_run(st, q, q->bypeer[2 * k + 1]);

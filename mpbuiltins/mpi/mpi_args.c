@@ -124,13 +124,13 @@ void mpb_mpi_push_null(lua_State *L, int cancelled) {
 
 void mpb_mpi_push_status(lua_State *L, const mpb_comm *c, const mpb_msg *m) {
   mpb_uhdr h = mpb_msg_hdr(m);
-  status(L, c->of_world[m->src], h.aux, h.seq, 0);
+  status(L, mpb_comm_of(c, m->src), h.aux, h.seq, 0);
 }
 
 int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
                  const char *fname) {
   mpb_uhdr h = mpb_msg_hdr(m);
-  int src = c->of_world[m->src];
+  int src = mpb_comm_of(c, m->src);
   luaL_checkstack(L, 4, fname);
   int base = lua_gettop(L);
   int n = mpb_push_msg(L, st, m, fname);

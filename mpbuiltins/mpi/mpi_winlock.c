@@ -126,7 +126,7 @@ static int arrived(mpb_state *st, mpb_msg *m) {
   if (h.task != st->task || ws->halted == st->task) return 1; /* aborted: tables cleared */
   for (mpb_win *w = ws->head; w; w = w->next)
     if (w->serial[w->rank] == h.aux && w->c->id == h.comm) {
-      int from = w->c->of_world[src];
+      int from = mpb_comm_of(w->c, src);
       if (from >= 0) handle(st, w, from, (int)h.flags);
       break;
     }

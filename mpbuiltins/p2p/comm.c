@@ -21,28 +21,26 @@
 static const char WORLD_KEY[] = "mp.world";
 
 /* ------------------------------------------------------------ creation */
-/* The userdata holds the rank tables itself: nothing to free, nothing to leak.
+/* The userdata holds the rank tables itself (2 integers per member, none
+** per rank of the job): nothing to free, nothing to leak.
 ** Its one user value is free for upper layers (layout/: an attached topology). */
 mpb_comm *mpb_comm_new(lua_State *L, mpb_state *st, int n, uint32_t id) {
-  size_t sz = sizeof(mpb_comm) + sizeof(int) * ((size_t)n + (size_t)st->size);
+  size_t sz = sizeof(mpb_comm) + sizeof(int) * 2 * (size_t)n;
   mpb_comm *c = lua_newuserdatauv(L, sz, 1);
   memset(c, 0, sizeof *c);
   c->ranks = (int *)(c + 1);
-  c->of_world = c->ranks + n;
+  c->order = c->ranks + n;
   c->size = n;
   c->rank = -1;
   c->id = id;
   c->task = st->task;
-  for (int w = 0; w < st->size; w++) c->of_world[w] = -1;
   luaL_setmetatable(L, MPB_COMM_MT);
   return c;
 }
 
 void mpb_comm_index(mpb_state *st, mpb_comm *c) {
-  for (int i = 0; i < c->size; i++) {
-    c->of_world[c->ranks[i]] = i;
-    if (c->ranks[i] == st->rank) c->rank = i;
-  }
+  mpb_ranks_index(c->ranks, c->size, c->order);
+  c->rank = mpb_comm_of(c, st->rank);
 }
 
 uint32_t mpb_comm_next_id(lua_State *L, mpb_state *st) {

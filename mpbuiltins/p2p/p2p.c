@@ -57,7 +57,7 @@ static int c_recv(lua_State *L) {
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
   lua_settop(L, a - 1); /* a comm:recv keeps its communicator alive */
   mpb_msg *m = mpb_comm_take(L, st, c, mpb_comm_user_chan(c), src, "recv");
-  if (src < 0) lua_pushinteger(L, c->of_world[m->src]);
+  if (src < 0) lua_pushinteger(L, mpb_comm_of(c, m->src));
   return mpb_push_msg(L, st, m, "recv") + (src < 0);
 }
 

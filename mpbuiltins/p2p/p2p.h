@@ -12,6 +12,7 @@
 #define MPB_P2P_H
 
 #include "chan/chan.h"
+#include "p2p/comm_ranks.h"
 
 #define MPB_COMM_MT "mp.Comm"
 /* The methods table of communicators (coll/ and request.c add to it). */
@@ -41,8 +42,14 @@ typedef struct mpb_comm {
   int ring_n;
   struct { uint32_t seq; int32_t root; int kind; const void *call; } ring[MPB_COMM_RING];
   int *ranks;        /* comm rank -> rank of the runtime [size] */
-  int *of_world;     /* rank of the runtime -> comm rank, or -1 [runtime size] */
+  int *order;        /* comm ranks sorted by rank of the runtime [size] (comm_ranks.h) */
 } mpb_comm;
+
+/* The comm rank of runtime rank w in c, or -1: O(1) on mp.world and on a
+** run of consecutive ranks, else a binary search (no per-job array). */
+static inline int mpb_comm_of(const mpb_comm *c, int w) {
+  return mpb_ranks_find(c->ranks, c->order, c->size, w);
+}
 
 /* ------------------------------------------------------------- comm.c */
 /* Push a new communicator of n members made in this task (ranks filled by

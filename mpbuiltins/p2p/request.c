@@ -192,7 +192,7 @@ static int req_deliver(lua_State *L, mpb_state *st, mpb_req *r, const char *fnam
   mpb_trace_taken(st, m);
   int any = r->peer < 0;
   luaL_checkstack(L, 1, fname);
-  if (any) lua_pushinteger(L, r->c->of_world[m->src]);
+  if (any) lua_pushinteger(L, mpb_comm_of(r->c, m->src));
   return mpb_push_msg(L, st, m, fname) + any;
 }
 

@@ -123,6 +123,9 @@ void mpb_where_gather_end(mpb_state *st);
 /* Rank 0: end the job, saying which, if a rank of this host has died (now
 ** and then; the abort protocol's waits, which wait for every rank, call it). */
 void mpb_where_check_dead(mpb_state *st);
+/* Rank 0: how many ranks its looks for dead ones have looked at (each a
+** read of /proc), since the start (mp.stats().alive_looks). */
+int64_t mpb_where_alive_looks(mpb_state *st);
 /* Rank 0: the next look in ALIVE_EVERY, not at once (a wait begins). */
 void mpb_where_check_dead_later(mpb_state *st);
 /* Rank 0: the gathered whereabouts as lines (ranks with the same text

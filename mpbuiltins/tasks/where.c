@@ -38,7 +38,11 @@
 #include "tasks/tasks.h"
 
 #define WHERE 192
-#define ALIVE_EVERY 0.02 /* seconds between looks for dead ranks while rank 0 naps */
+/* Looks for dead ranks: the first ALIVE_EVERY into a wait, then further
+** apart as the wait lasts (ALIVE_GROWTH), at most ALIVE_MAX apart. */
+#define ALIVE_EVERY 0.02
+#define ALIVE_MAX 1.0
+#define ALIVE_GROWTH 2.0
 enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE, S_PAUSED };
 
 typedef struct {
@@ -61,6 +65,8 @@ struct mpb_snap {
   int watchdog_abort;
   double watched;          /* the wait length last reported */
   double alive_check;      /* when to look next for ranks that died */
+  double alive_gap;        /* the abort protocol's gap to the look after */
+  int64_t alive_reads;     /* ranks looked at for dead ones (mp.stats().alive_looks) */
 };
 
 static size_t answer_size(const mpb_state *st) {
@@ -368,9 +374,11 @@ static int gone(int pid) {
 ** that have not answered the round under way. */
 static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
   for (int r = 1; r < st->size; r++) {
-    if (!all && s->pending > 0 && answer(st, s->answers, r)->round == s->round) continue;
+    if (!all && answer(st, s->answers, r)->round == s->round) continue;
     int pid = mpb_local_pid(st, r);
-    if (pid <= 0 || !gone(pid)) continue;
+    if (pid <= 0) continue;
+    s->alive_reads++;
+    if (!gone(pid)) continue;
     fflush(stdout);
     fprintf(stderr, "mplua: rank %d/%d (pid %d) has died: killed by a signal, or it crashed; "
             "ending the job\n", r, st->size, pid);
@@ -380,10 +388,18 @@ static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
 
 /* A look reads /proc for every rank (milliseconds at 64 ranks, on the
 ** path every rank of the abort protocol waits on): a protocol that ends
-** within ALIVE_EVERY needs none. */
+** within ALIVE_EVERY needs none, and one that lasts looks ever less often
+** (at 20, 60, 140, ... ms: O(log t) looks in t seconds, then one a second). */
 void mpb_where_check_dead_later(mpb_state *st) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
-  if (s) s->alive_check = mpb_now() + ALIVE_EVERY;
+  if (!s) return;
+  s->alive_check = mpb_now() + ALIVE_EVERY;
+  s->alive_gap = ALIVE_EVERY * ALIVE_GROWTH;
+}
+
+int64_t mpb_where_alive_looks(mpb_state *st) {
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
+  return s ? s->alive_reads : 0;
 }
 
 void mpb_where_check_dead(mpb_state *st) {
@@ -391,7 +407,9 @@ void mpb_where_check_dead(mpb_state *st) {
   if (!s || st->size == 1) return;
   double now = mpb_now();
   if (now < s->alive_check) return;
-  s->alive_check = now + ALIVE_EVERY;
+  if (s->alive_gap < ALIVE_EVERY) s->alive_gap = ALIVE_EVERY;
+  s->alive_check = now + s->alive_gap;
+  s->alive_gap = s->alive_gap * ALIVE_GROWTH < ALIVE_MAX ? s->alive_gap * ALIVE_GROWTH : ALIVE_MAX;
   check_alive(st, s, 1);
 }
 
@@ -402,8 +420,14 @@ static void on_idle(mpb_state *st, double waited) {
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
                                                                    answered: try anew */
-  if (now >= s->alive_check) { /* the ranks that have not answered: are they alive? */
-    s->alive_check = now + ALIVE_EVERY;
+  /* The ranks that have not answered a round under way for ALIVE_EVERY:
+  ** are they alive? A rank that answered is (so, between rounds, nothing
+  ** is read), and the looks come further apart as rank 0's wait lasts
+  ** (about 10 in its first second, then one a second): a look costs the
+  ** silent ranks, and a long wait O(log t) looks, not one every 20 ms. */
+  if (s->pending > 0 && now - s->started >= ALIVE_EVERY && now >= s->alive_check) {
+    double gap = waited / ALIVE_GROWTH;
+    s->alive_check = now + (gap < ALIVE_EVERY ? ALIVE_EVERY : gap > ALIVE_MAX ? ALIVE_MAX : gap);
     check_alive(st, s, 0);
   }
   if (s->pending > 0) { /* a round under way: answers come from polls */
