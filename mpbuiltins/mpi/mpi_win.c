@@ -160,7 +160,7 @@ typedef struct { int64_t sig, n, off, serial; } vote;
 static void agree(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, vote mine,
                   vote *all) {
   mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_WIN);
-  mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
+  mpb_coll_agree(L, &x, &mine, sizeof mine, all);
   for (int r = 0; r < c->size; r++)
     if (all[r].sig != mine.sig)
       luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with a %s "
