@@ -28,15 +28,17 @@
 ** had none refused. All this happens before the member joins the abort
 ** protocol, while its control handlers keep forwarding ABORT.
 */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "coll/coll.h"
 
 #define AGREE_KEY "mp.coll.agree"
 
 enum { ASK = 0, VOTED = 1, NEVER = 2 };
-enum { LATE = 1, EARLY, SIGNAL }; /* the test knob's modes (mp._agree_fault) */
+enum { LATE = 1, EARLY, HOLD }; /* the test knob's modes (mp._agree_fault) */
 
 /* The last two agreements this rank voted in on one communicator (a member
 ** waits in at most one agreement it voted in, and a peer can have run ahead
@@ -53,8 +55,11 @@ typedef struct agree_state {
   uint32_t wcomm, wseq;
   int active;
   signed char *answer;   /* [st->size]: VOTED, NEVER, or 0: none yet */
-  int fault;             /* the test knob (mp._agree_fault): LATE, EARLY, SIGNAL or 0 */
+  int fault;             /* the test knob (mp._agree_fault): LATE, EARLY, HOLD or 0 */
   int64_t fault_task;
+  int hold_peer;         /* HOLD: the world rank whose vote is kept back */
+  int64_t hold_pid;      /* HOLD: 0 tell rank 0, > 0 SIGINT to it, once peer voted */
+  int holding, asked;    /* HOLD: under way; hold_peer asked */
 } agree_state;
 
 static agree_state *state_of(mpb_state *st) { return st->slot[MPB_SLOT_AGREE]; }
@@ -97,6 +102,7 @@ static void on_agree(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
     voted *v = voted_on(a, h->task, comm);
     int ans = v && (v->seq[0] == seq || v->seq[1] == seq) ? VOTED : NEVER;
     if (ans == NEVER && h->task > a->refused) a->refused = h->task;
+    if (a->holding && m->src == a->hold_peer) a->asked = 1;
     mpb_ctl_send(st, m->src, MPB_CTL_AGREE, h->task, h->arg,
                  (int64_t)comm | (int64_t)ans << 32, NULL, 0);
   } else if (a->active && h->task == a->wtask && comm == a->wcomm && seq == a->wseq &&
@@ -156,11 +162,6 @@ static int resolved(mpb_state *st, void *ud) {
   return 1;
 }
 
-static int abort_seen(mpb_state *st, void *ud) {
-  (void)ud;
-  return abort_due(st);
-}
-
 static int never_ready(mpb_state *st, void *ud) {
   (void)st, (void)ud;
   return 0;
@@ -185,27 +186,62 @@ static int resolve(lua_State *L, mpb_state *st, const mpb_coll *x) {
 }
 
 /* ------------------------------------------------------------ test knob */
-/* mp._agree_fault(mode) on this rank, at its vote: "early", a fault at
-** once; "late", a fault when every vote has come (as if the last one were
-** held until then, as a loaded host may do); "signal": then a message to
-** rank 0 (a non-member, which answers it with an abort) and a wait until
-** that abort comes. The fault is noted (mpb_note): the next wait raises it. */
-static void inject(lua_State *L, mpb_state *st, const mpb_coll *x) {
+/* mp._agree_fault(mode [, peer [, pid]]) arms this rank's next agreement of
+** the task (inject below runs right after its votes are sent):
+**   "early": a fault at once, then a message (true) to every other member,
+**            which the test makes wait for it before its own call: no other
+**            member has voted yet;
+**   "late":  a fault at once, while a "hold" member keeps its vote from this
+**            one: every other member may hold every vote and be in MPI;
+**   "hold":  the vote to member peer (a rank of mp.world) is kept back until
+**            peer asks for it, as a slow network may deliver it; once peer's
+**            own vote is here: pid 0, a message (true) to rank 0, which the
+**            test makes abort; pid > 0, SIGINT to that process (rank 0's).
+** The knob never waits for an abort: a member that holds every vote must
+** go on to MPI (the abort may come only through the members in MPI). */
+static void send_true(lua_State *L, mpb_state *st, int dst) {
+  uint64_t ids[2];
+  lua_pushboolean(L, 1);
+  struct mpb_wbuf *b = mpb_encode_msg(L, lua_gettop(L), 1, "_agree_fault", 0, sizeof(mpb_uhdr));
+  mpb_send(L, st, dst, MPB_CH_USER, b, 1, NULL, ids);
+  st->user_sent++;
+  lua_pop(L, 2);
+}
+
+typedef struct { const mpb_coll *x; int r; } vote_of;
+
+static int has_vote_of(mpb_state *st, void *ud) {
+  vote_of *v = ud;
+  return has_msg(st, v->x, v->r);
+}
+
+static int asked(mpb_state *st, void *ud) {
+  (void)ud;
+  return state_of(st)->asked;
+}
+
+/* held: the comm rank whose vote is kept back, its message in buf (HOLD). */
+static void inject(lua_State *L, mpb_state *st, const mpb_coll *x, int held, char *buf,
+                   size_t mlen) {
   agree_state *a = state_of(st);
   int mode = a->fault;
-  votes_arg v = {x, 0, 0, NULL};
   a->fault = 0;
-  if (mode != EARLY) mpb_wait(L, st, all_votes, &v, MPB_WAIT_NOABORT);
-  if (mode == SIGNAL) {
-    lua_pushboolean(L, 1);
-    struct mpb_wbuf *b = mpb_encode_msg(L, lua_gettop(L), 1, "_agree_fault", 0, sizeof(mpb_uhdr));
-    mpb_send(L, st, 0, MPB_CH_USER, b, 1, NULL, NULL);
+  if (mode == HOLD) {
+    if (held < 0) return;
+    vote_of v = {x, held};
+    mpb_wait(L, st, has_vote_of, &v, MPB_WAIT_NOABORT);
+    if (a->hold_pid == 0) send_true(L, st, 0);
+    else if (a->hold_pid > 0) kill((pid_t)a->hold_pid, SIGINT);
+    mpb_wait(L, st, asked, NULL, MPB_WAIT_NOABORT);
+    a->holding = 0;
+    mpb_send_bytes(L, st, x->c->ranks[held], MPB_CH_COLL, buf, mlen, 1);
     st->user_sent++;
-    lua_pop(L, 2);
-    mpb_wait(L, st, abort_seen, NULL, MPB_WAIT_NOABORT);
-  } else {
-    mpb_note(st, "mp._agree_fault: a fault injected in mp.%s", x->fname);
+    return;
   }
+  mpb_note(st, "mp._agree_fault: a fault injected in mp.%s", x->fname);
+  if (mode == EARLY)
+    for (int r = 0; r < x->c->size; r++)
+      if (r != x->c->rank) send_true(L, st, x->c->ranks[r]);
 }
 
 /* ------------------------------------------------------------ agreeing */
@@ -214,10 +250,14 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
   agree_state *a = state_of(st);
   int n = x->c->size, me = x->c->rank;
   memcpy((char *)out + (size_t)me * len, mine, len);
+  int knob = a->fault && a->fault_task == st->task, held = -1;
   if (n == 1) {
-    if (a->fault && a->fault_task == st->task) inject(L, st, x);
+    if (knob) inject(L, st, x, -1, NULL, 0);
     return;
   }
+  if (knob && a->fault == HOLD)
+    for (int r = 0; r < n; r++)
+      if (r != me && x->c->ranks[r] == a->hold_peer) held = r, a->asked = 0, a->holding = 1;
   /* everything that can fail or wait comes before the first vote */
   size_t mlen = sizeof(mpb_uhdr) + len;
   if (st->send_bytes + (size_t)n * mlen > MPB_PENDING_MAX_BYTES)
@@ -238,16 +278,18 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
   mpb_coll_header(x, &h);
   h.task = st->task;
   note_vote(a, st->task, x->c->id, x->seq);
+  char *kept = NULL;
   for (int k = 1; k < n; k++) { /* the votes: sent all, never waiting */
+    int r = (me + k) % n;
     memcpy(buf[k], &h, sizeof h);
     memcpy(buf[k] + sizeof h, mine, len);
-    mpb_send_bytes(L, st, x->c->ranks[(me + k) % n], MPB_CH_COLL, buf[k], mlen, 1);
+    if (r == held) kept = buf[k];
+    else mpb_send_bytes(L, st, x->c->ranks[r], MPB_CH_COLL, buf[k], mlen, 1), st->user_sent++;
     buf[k] = NULL;
-    st->user_sent++;
   }
   lua_settop(L, bidx - 1);
   votes_arg v = {x, 0, 0, NULL};
-  if (a->fault && a->fault_task == st->task) inject(L, st, x);
+  if (knob) inject(L, st, x, held, kept, mlen);
   mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq};
   v.d = &d;
   if (!votes_in(st, &v)) mpb_wait_described(L, st, votes_in, &v, &d);
@@ -260,13 +302,14 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
   }
 }
 
-/* mp._agree_fault([mode]): a test's fault at this rank's next agreement
-** of this task (inject above). */
+/* mp._agree_fault(mode [, peer [, pid]]): the test knob (inject above). */
 static int agree_fault(lua_State *L) {
-  static const char *const modes[] = {"late", "early", "signal", NULL};
+  static const char *const modes[] = {"late", "early", "hold", NULL};
   mpb_state *st = mpb_get(L);
   agree_state *a = state_of(st);
-  a->fault = 1 + luaL_checkoption(L, 1, "late", modes);
+  a->fault = 1 + luaL_checkoption(L, 1, NULL, modes);
+  a->hold_peer = (int)luaL_optinteger(L, 2, -1);
+  a->hold_pid = luaL_optinteger(L, 3, -1);
   a->fault_task = st->task;
   return 0;
 }
