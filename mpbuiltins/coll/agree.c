@@ -26,7 +26,14 @@
 ** member that asks; a member that answered "never" has not sent one and
 ** never will, so nobody holds all the votes, and a member holding them all
 ** had none refused. All this happens before the member joins the abort
-** protocol, while its control handlers keep forwarding ABORT.
+** protocol, while its control handlers keep forwarding ABORT down the
+** fan-out tree and answering others.
+**
+** Nothing may stand between holding every vote and the MPI call: no wait,
+** no raise. A member in the call forwards no ABORT, so the ranks below it
+** in the tree learn of an abort only once the call ends; the call ends
+** because every member comes, which holds only if no member that holds
+** every vote waits for anything (an abort least of all).
 */
 #include <signal.h>
 #include <stdlib.h>

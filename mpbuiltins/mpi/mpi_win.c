@@ -342,13 +342,13 @@ static int Win_create(lua_State *L) {
   agree(L, st, c, fname, mine, all);
   /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
   win *w = calloc(1, sizeof *w);
-  if (!w) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  if (!w) mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
   w->len = malloc(sizeof *w->len * (size_t)c->size);
   w->off = malloc(sizeof *w->off * (size_t)c->size);
   w->serial = malloc(sizeof *w->serial * (size_t)c->size);
   w->c = c, w->dtype = a->dtype, w->size = c->size, w->rank = c->rank;
   if (!w->len || !w->off || !w->serial || !mpb_winlock_alloc(w))
-    mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
+    mpb_fatal(st, "out of memory creating a window");
   for (int r = 0; r < c->size; r++)
     w->len[r] = all[r].n, w->off[r] = all[r].off, w->serial[r] = (int32_t)all[r].serial;
   ws->serials++;
