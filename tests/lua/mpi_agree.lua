@@ -96,7 +96,7 @@ local function cases(fan)
   local function place(r)
     if r and not seen[r] then seen[r] = true; return true end
   end
-  local inner = n > fan + 1 and 1 or nil -- rank 1 has children in the tree
+  local inner = n > fan + 1 and 1 or 0 -- rank 1 has children in the tree
   for _, r in ipairs({n - 1, n // 2, inner, 0}) do
     if place(r) then
       list[#list + 1] = {fault = r, mode = "early", want = "a fault injected in mp."}
