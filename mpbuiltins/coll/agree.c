@@ -198,12 +198,13 @@ static int resolve(lua_State *L, mpb_state *st, const mpb_coll *x) {
 **   "early": a fault at once, then a message (true) to every other member,
 **            which the test makes wait for it before its own call: no other
 **            member has voted yet;
-**   "late":  a fault at once, while a "hold" member keeps its vote from this
-**            one: every other member may hold every vote and be in MPI;
+**   "late":  a fault once a message from peer has come (a "hold" member's
+**            word that it holds every vote: in MPI, were it not holding);
 **   "hold":  the vote to member peer (a rank of mp.world) is kept back until
-**            peer asks for it, as a slow network may deliver it; once peer's
-**            own vote is here: pid 0, a message (true) to rank 0, which the
-**            test makes abort; pid > 0, SIGINT to that process (rank 0's).
+**            peer asks for it, as a slow network may deliver it; once this
+**            rank holds every vote: pid nil, a message (true) to peer; 0, a
+**            message to rank 0, which the test makes abort; > 0, SIGINT to
+**            that process (rank 0's).
 ** The knob never waits for an abort: a member that holds every vote must
 ** go on to MPI (the abort may come only through the members in MPI). */
 static void send_true(lua_State *L, mpb_state *st, int dst) {
@@ -215,11 +216,8 @@ static void send_true(lua_State *L, mpb_state *st, int dst) {
   lua_pop(L, 2);
 }
 
-typedef struct { const mpb_coll *x; int r; } vote_of;
-
-static int has_vote_of(mpb_state *st, void *ud) {
-  vote_of *v = ud;
-  return has_msg(st, v->x, v->r);
+static int word_from(mpb_state *st, void *ud) {
+  return mpb_inbox(st, MPB_CH_USER, *(int *)ud)->head != NULL;
 }
 
 static int asked(mpb_state *st, void *ud) {
@@ -235,16 +233,18 @@ static void inject(lua_State *L, mpb_state *st, const mpb_coll *x, int held, cha
   a->fault = 0;
   if (mode == HOLD) {
     if (held < 0) return;
-    vote_of v = {x, held};
-    mpb_wait(L, st, has_vote_of, &v, MPB_WAIT_NOABORT);
-    if (a->hold_pid == 0) send_true(L, st, 0);
-    else if (a->hold_pid > 0) kill((pid_t)a->hold_pid, SIGINT);
+    votes_arg v = {x, 0, 0, NULL};
+    mpb_wait(L, st, all_votes, &v, MPB_WAIT_NOABORT);
+    if (a->hold_pid > 0) kill((pid_t)a->hold_pid, SIGINT);
+    else send_true(L, st, a->hold_pid == 0 ? 0 : a->hold_peer);
     mpb_wait(L, st, asked, NULL, MPB_WAIT_NOABORT);
     a->holding = 0;
     mpb_send_bytes(L, st, x->c->ranks[held], MPB_CH_COLL, buf, mlen, 1);
     st->user_sent++;
     return;
   }
+  if (mode == LATE && a->hold_peer >= 0 && a->hold_peer < st->size)
+    mpb_wait(L, st, word_from, &a->hold_peer, MPB_WAIT_NOABORT);
   mpb_note(st, "mp._agree_fault: a fault injected in mp.%s", x->fname);
   if (mode == EARLY)
     for (int r = 0; r < x->c->size; r++)

@@ -7,12 +7,14 @@
 -- file and window again. The test knob mp._agree_fault places the abort:
 --   early: a member faults right after its vote, before any other member
 --          votes (they wait for its word): each asks or is asked;
---   late:  a member faults right after its vote while another member keeps
---          its vote from it (as a slow network may): every other member holds
---          every vote and is in MPI;
+--   late:  a member faults after its vote while another member keeps its
+--          vote from it (as a slow network may) and holds every vote: every
+--          other member is in MPI, or would be;
 --   outside: rank 0, not a member, aborts (mp.abort, or SIGINT to rank 0)
 --          while member 1 misses a vote the others hold;
 --   sigint: SIGINT reaches rank 0, a member, while it misses a vote.
+-- The late, outside and sigint cases hang with an agreement that unwinds on
+-- an abort once voted (the member that holds every vote is in MPI for ever).
 -- The faulting member is the last rank, a middle one, rank 1 when it is an
 -- inner node of the fan-out tree, and rank 0; every case runs with a fan-out
 -- of 2 and of 16 (the default), so that ranks below a member in MPI depend on
@@ -39,7 +41,7 @@ local function body(op, k, path)
   local f, w
   if op == "Write_at_all" then f = mpi.File_open(comm, path, "w") end
   if op == "Fence" or op == "Win_free" then w = mpi.Win_create(a, comm) end
-  if mp.rank == k.fault then mp._agree_fault(k.mode) end
+  if mp.rank == k.fault then mp._agree_fault(k.mode, k.hold and k.hold.by) end
   if k.hold and mp.rank == k.hold.by then mp._agree_fault("hold", k.hold.from, k.hold.pid) end
   if k.mode == "early" and mp.rank ~= k.fault then mp.recv(k.fault) end
   if op == "save" then
