@@ -44,6 +44,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,19 @@ int mpb_local_pid(const mpb_state *st, int r) {
   return w->peer[r].pid;
 }
 int mpb_oversubscribed(const mpb_state *st) { return st->wake && st->wake->over; }
+
+int mpb_pid_gone(int pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  char path[40], buf[256];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": the comm may hold anything */
+  return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'); /* a zombie: dead, not reaped yet */
+}
 
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused) {
   *woken = st->wake ? st->wake->woken : 0;

@@ -30,6 +30,8 @@ int mpb_all_local(const mpb_state *st);
 /* The process id of rank r when it runs on this host (same kernel and
 ** namespaces), else 0. */
 int mpb_local_pid(const mpb_state *st, int r);
+/* The process pid (of this host) has ended: gone, or a zombie not reaped. */
+int mpb_pid_gone(int pid);
 int mpb_oversubscribed(const mpb_state *st);
 /* Where runtime rank r ran when the runtime started: *host the lowest rank
 ** on its host (the same boot id and host name), *cpu the

@@ -29,8 +29,6 @@
 ** may send what another paused rank would take, and that rank chooses in
 ** the next such picture, whatever the timing.
 */
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,19 +355,6 @@ static void watchdog_report(mpb_state *st, double waited) {
 ** launcher is slower, or cleans up nothing: mpiexec -disable-auto-cleanup)
 ** rank 0 says which rank died and ends the job, instead of waiting for an
 ** answer that cannot come. Ranks on other hosts are not watched. */
-static int gone(int pid) {
-  if (kill(pid, 0) != 0) return errno == ESRCH;
-  char path[40], buf[256];
-  snprintf(path, sizeof path, "/proc/%d/stat", pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  const char *p = strrchr(buf, ')'); /* "pid (comm) S ...": the comm may hold anything */
-  return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'); /* a zombie: dead, not reaped yet */
-}
-
 /* all: every rank (the abort protocol waits for every one), else those
 ** that have not answered the round under way. */
 static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
@@ -378,7 +363,7 @@ static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
     int pid = mpb_local_pid(st, r);
     if (pid <= 0) continue;
     s->alive_reads++;
-    if (!gone(pid)) continue;
+    if (!mpb_pid_gone(pid)) continue;
     fflush(stdout);
     fprintf(stderr, "mplua: rank %d/%d (pid %d) has died: killed by a signal, or it crashed; "
             "ending the job\n", r, st->size, pid);
