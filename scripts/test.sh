@@ -33,5 +33,5 @@ if [ "$asan" != 1 ]; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      LSAN_OPTIONS=suppressions=$root/tests/lsan.supp \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 MPLUA_TEST_ROUNDS=5 MPLUA_NFAN=2 \
-     ctest -j2 --output-on-failure --timeout 600 -LE soak -E '\.([5-9]|[1-9][0-9])$|^mp\.embed_(deb|rock|subdir)\.')
+     ctest -j2 --output-on-failure --timeout 600 -LE soak -E '\.([5-9]|[1-9][0-9])$|^mp\.embed_(deb|rock|subdir)\.|^mp\.xfer_warm\.')
 fi
