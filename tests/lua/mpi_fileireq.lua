@@ -10,7 +10,8 @@
 -- request's start and its Wait aborts cleanly and the next task uses the
 -- file; File_delete, Set_atomicity, Get_atomicity.
 package.path = "lib/?.lua;" .. package.path
-local fails = require("mpi_checks").fails
+local checks = require("mpi_checks")
+local fails, bad, slurp = checks.fails, checks.bad, checks.slurp
 local n = mp.size
 local dir = os.tmpname()
 os.remove(dir)
@@ -22,12 +23,6 @@ local function packed(nr)
   local t = {}
   for i = 0, nr * K - 1 do t[#t + 1] = string.pack("<d", i + 0.5) end
   return table.concat(t)
-end
-local function slurp(path)
-  local h = assert(io.open(path, "rb"))
-  local s = h:read("a")
-  h:close()
-  return s
 end
 
 local kinds = {"at", "at_all", "ptr", "all", "shared"}
@@ -131,18 +126,16 @@ end
 local old = mp.exec(function(dir)
   local mpi = mp.mpi
   local R = "%[rank " .. mp.rank .. "/" .. mp.size .. "%]"
-  local function bad(k, fn, what) return "bad argument #" .. k .. " to 'mp%.mpi%.File%." .. fn ..
-    "' %(" .. R .. " " .. what end
   local f = mpi.File_open(nil, dir .. "/bad", "w+")
   f:Set_view(0, "f64")
-  fails(bad(1, "Iwrite_at", "offset %-1 is negative"), f.Iwrite_at, f, -1, mp.array("f64", 1))
-  fails(bad(2, "Iwrite_at", "mp.Array expected, got string"), f.Iwrite_at, f, 0, "x")
-  fails(bad(1, "Iwrite", "the array holds i32, the view's etype is f64"), f.Iwrite, f,
+  fails(bad(1, "File%.Iwrite_at", "offset %-1 is negative"), f.Iwrite_at, f, -1, mp.array("f64", 1))
+  fails(bad(2, "File%.Iwrite_at", "mp.Array expected, got string"), f.Iwrite_at, f, 0, "x")
+  fails(bad(1, "File%.Iwrite", "the array holds i32, the view's etype is f64"), f.Iwrite, f,
         mp.array("i32", 1))
-  fails(bad(2, "Iread_at", "count %-2 is not an integer >= 0"), f.Iread_at, f, 0, -2)
-  fails(bad(2, "Iread_all", "dtype expected %('f64', 'i32', %.%.%.%), got 'zz'"), f.Iread_all, f, 1,
+  fails(bad(2, "File%.Iread_at", "count %-2 is not an integer >= 0"), f.Iread_at, f, 0, -2)
+  fails(bad(2, "File%.Iread_all", "dtype expected %('f64', 'i32', %.%.%.%), got 'zz'"), f.Iread_all, f, 1,
         "zz")
-  fails(bad(1, "Iread_shared", "count or contiguous mp.Array expected, got a strided view"),
+  fails(bad(1, "File%.Iread_shared", "count or contiguous mp.Array expected, got a strided view"),
         f.Iread_shared, f, mp.array("f64", 4):view({1, 4, 2}))
   local q = f:Iwrite_at(0, mp.array("f64", 1000):fill(1))
   local r = f:Iread_at(0, 3)

@@ -8,7 +8,8 @@
 -- whole array makes, which string.pack and numpy agree with; bad arguments
 -- name the function, the argument and the rank.
 package.path = "lib/?.lua;" .. package.path
-local fails = require("mpi_checks").fails
+local checks = require("mpi_checks")
+local fails, bad, slurp = checks.fails, checks.bad, checks.slurp
 local n = mp.size
 local dir = os.tmpname()
 os.remove(dir)
@@ -16,12 +17,6 @@ assert(os.execute("mkdir -p " .. dir))
 local K = 6
 local py = io.open("/usr/bin/python3") and "/usr/bin/python3" or "python3"
 
-local function slurp(path)
-  local h = assert(io.open(path, "rb"))
-  local s = h:read("a")
-  h:close()
-  return s
-end
 
 -- rank r's element k (0-based) at r + k*n: the file holds 0.5, 1.5, ... in order
 local views = {"hvector", "hindexed", "indexed_block", "struct"}
@@ -152,9 +147,6 @@ end
 -- bad arguments
 mp.exec(function()
   local mpi = mp.mpi
-  local R = "%[rank " .. mp.rank .. "/" .. mp.size .. "%]"
-  local function bad(k, fn, what) return "bad argument #" .. k .. " to 'mp%.mpi%." .. fn ..
-    "' %(" .. R .. " " .. what end
   local B, C, N, D = mpi.DISTRIBUTE_BLOCK, mpi.DISTRIBUTE_CYCLIC, mpi.DISTRIBUTE_NONE,
                      mpi.DISTRIBUTE_DFLT_DARG
   local function darray(...) return mpi.Type_create_darray(...) end
