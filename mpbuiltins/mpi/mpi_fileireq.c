@@ -49,6 +49,7 @@ typedef struct mpb_fileireq {
   MPI_Offset start;     /* a read: the etype it starts at */
   MPI_Count got;        /* a read: the elements read */
   const char *what;     /* the words of its error */
+  const char *call;     /* "mpi.File.Iwrite_at", ... (static) */
   int write, coll, rc;
   int self;             /* registry: the request, while its file keeps it */
   int aref;             /* registry: what MPI reads or fills (LUA_NOREF: none) */
@@ -105,7 +106,7 @@ int mpb_mpi_fio_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname)
   if (q->rc != MPI_SUCCESS) {
     const char *msg = mpb_file_message(L, q->rc, q->what, path);
     unlink_req(L, q);
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, msg);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s (%s)", fname, st->rank, st->size, msg, q->call);
   }
   unlink_req(L, q);
   int aref = q->aref;
@@ -162,6 +163,7 @@ static int istart(lua_State *L, int how, int write, const char *fn) {
   q->req = MPI_REQUEST_NULL;
   q->self = q->aref = LUA_NOREF;
   q->a = io.a;
+  q->call = fn;
   q->write = write;
   q->coll = coll;
   q->base.peer = -1;

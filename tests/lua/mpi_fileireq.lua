@@ -235,6 +235,18 @@ if n > 1 then
          tostring(err))
 end
 
+-- a rank that waits elsewhere while the others start a collective request: a deadlock naming it
+if n > 1 then
+  local ok, err = pcall(mp.exec, function(dir)
+    local mpi = mp.mpi
+    local f = mpi.File_open(nil, dir .. "/dl", "w")
+    if mp.rank == 1 then mpi.Recv(0, 5) end
+    mpi.Wait(f:Iwrite_all(mp.array("u8", 1)))
+  end, dir)
+  assert(not ok and tostring(err):find("deadlock", 1, true) and
+         tostring(err):find("in mpi.File.Iwrite_all from rank 1", 1, true), tostring(err))
+end
+
 -- File_delete, atomicity
 mp.exec(function(dir)
   local mpi = mp.mpi
