@@ -227,7 +227,7 @@ static int File_open(lua_State *L) {
                st->size);
   lua_settop(L, 4);
   if (lua_isnil(L, 1)) mpb_comm_pushworld(L), lua_replace(L, 1);
-  mfile *f = lua_newuserdatauv(L, sizeof *f, 4); /* 5 */
+  mfile *f = lua_newuserdatauv(L, sizeof *f, 3); /* 5 */
   memset(f, 0, sizeof *f);
   f->fh = MPI_FILE_NULL;
   f->comm = MPI_COMM_NULL;
