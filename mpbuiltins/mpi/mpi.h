@@ -78,7 +78,7 @@ struct mpb_mpireq {
   mpb_msg *m;                   /* receive: the message it matched, owned */
   struct mpb_icoll *icoll;      /* a nonblocking collective: its state (mpi_icoll.c) */
 };
-enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV, MPB_RQ_COLL, MPB_RQ_RMA };
+enum { MPB_RQ_INERT, MPB_RQ_SEND, MPB_RQ_SSEND, MPB_RQ_RECV, MPB_RQ_COLL, MPB_RQ_RMA, MPB_RQ_FILE };
 enum { MPB_RQ_PENDING, MPB_RQ_READY, MPB_RQ_USED };
 
 /* ------------------------------------------------------- mpi_match.c */
@@ -135,6 +135,8 @@ int mpb_mpi_push(lua_State *L, mpb_state *st, const mpb_comm *c, mpb_msg *m,
 void mpb_mpi_status_open(lua_State *L);
 /* Push the status of a receive from PROC_NULL, or of a cancelled one. */
 void mpb_mpi_push_null(lua_State *L, int cancelled);
+/* Push the status of a file's read of count elements (source PROC_NULL). */
+void mpb_mpi_push_count(lua_State *L, lua_Integer count);
 /* Push the status of m without taking it (probes). */
 void mpb_mpi_push_status(lua_State *L, const mpb_comm *c, const mpb_msg *m);
 /* Send the value at vidx to comm rank dest with tag (token: synchronous,
@@ -182,6 +184,12 @@ void mpb_mpi_icoll_describe(char *buf, size_t n, const char *fname, const mpb_mp
 int mpb_mpi_rma_done(mpb_mpi *M, mpb_mpireq *r);
 int mpb_mpi_rma_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname);
 void mpb_mpi_rma_forget(lua_State *L, mpb_mpireq *r);
+
+/* -------------------------------------------------------- mpi_fileireq.c */
+/* A file's request (Iwrite_at, Iread_all, ...): the same three. */
+int mpb_mpi_fio_done(mpb_mpi *M, mpb_mpireq *r);
+int mpb_mpi_fio_push(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname);
+void mpb_mpi_fio_forget(lua_State *L, mpb_mpireq *r);
 
 /* ---------------------------------------------------------- openers */
 void mpb_open_mpi(lua_State *L);          /* mp.mpi (mpi_p2p.c) */

@@ -122,6 +122,10 @@ void mpb_mpi_push_null(lua_State *L, int cancelled) {
   status(L, cancelled ? MPB_MPI_ANY_SOURCE : MPB_MPI_PROC_NULL, MPB_MPI_ANY_TAG, 0, cancelled);
 }
 
+void mpb_mpi_push_count(lua_State *L, lua_Integer count) {
+  status(L, MPB_MPI_PROC_NULL, MPB_MPI_ANY_TAG, count, 0);
+}
+
 void mpb_mpi_push_status(lua_State *L, const mpb_comm *c, const mpb_msg *m) {
   mpb_uhdr h = mpb_msg_hdr(m);
   status(L, mpb_comm_of(c, m->src), h.aux, h.seq, 0);

@@ -25,6 +25,7 @@
 ** were opened, which is the same on every member); after an abort, the
 ** protocol closes them on every rank once all are out of the task.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "chan/class.h"
@@ -109,7 +110,8 @@ static const char *other_call(lua_State *L, const mfile *f, uint64_t sig) {
       "Close", "Write_at_all", "Read_at_all", "Sync", "Write_all", "Read_all", "Write_ordered",
       "Read_ordered", "Seek_shared", "Set_size", "Preallocate", "Set_info",
       "Write_at_all_begin", "Read_at_all_begin", "Write_all_begin", "Read_all_begin",
-      "Write_at_all_end", "Read_at_all_end", "Write_all_end", "Read_all_end"};
+      "Write_at_all_end", "Read_at_all_end", "Write_all_end", "Read_all_end", "Iwrite_at_all",
+      "Iread_at_all", "Iwrite_all", "Iread_all", "Set_atomicity"};
   for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
     if (mpb_mfile_sig(calls[i], f->path, 0) == sig)
       return lua_pushfstring(L, "call: mpi.File.%s%s", calls[i],
@@ -173,6 +175,8 @@ static void close_agreed(lua_State *L, mfile *f, const char *fname) {
   file_agree(L, f, fname, "Close", 0);
   int rc = mpb_mfile_split_finish(L, f, 0);
   if (rc != MPI_SUCCESS) close_now(f), raise_io(L, f, fname, rc, "cannot end the split collective on");
+  rc = mpb_mfile_ireq_finish(L, f, 0);
+  if (rc != MPI_SUCCESS) close_now(f), raise_io(L, f, fname, rc, "cannot complete the requests on");
   rc = close_now(f);
   if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot close");
 }
@@ -194,6 +198,8 @@ static void files_end(lua_State *L, mpb_state *st, int aborted) {
       } else {
         int rc = mpb_mfile_split_finish(L, f, 1);
         if (rc != MPI_SUCCESS) mpb_mpi_warn(st, rc, "MPI_Wait of a split collective after an abort");
+        rc = mpb_mfile_ireq_finish(L, f, 1);
+        if (rc != MPI_SUCCESS) mpb_mpi_warn(st, rc, "MPI_Wait of a file request after an abort");
         rc = close_now(f);
         if (rc != MPI_SUCCESS) mpb_mpi_warn(st, rc, "MPI_File_close after an abort");
       }
@@ -347,68 +353,101 @@ int mpb_mfile_eof(mfile *f, MPI_Offset *eof) {
   return rc;
 }
 
-int mpb_mfile_rdone(lua_State *L, mfile *f, const char *fname, int rc, int out,
-                    const mpb_array *a, MPI_Status *status, int coll, MPI_Offset start) {
+int mpb_mfile_rcount(mfile *f, int rc, const mpb_array *a, MPI_Status *status, int coll,
+                     MPI_Offset start, MPI_Count *n, const char **what) {
   MPI_Count got = 0;
   MPI_Offset eof = 0;
+  *what = "cannot read";
+  *n = 0;
   if (rc == MPI_SUCCESS) rc = MPI_Get_count_c(status, mpb_file_etype(a->dtype), &got);
   if (rc == MPI_SUCCESS && coll) rc = mpb_mfile_eof(f, &eof);
-  if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot read");
+  if (rc != MPI_SUCCESS) return rc;
   if (got == MPI_UNDEFINED) got = 0;
   if (coll) { /* the etypes there are, in a's elements */
     MPI_Offset avail = eof > start ? eof - start : 0;
-    double n = (double)avail * (double)mpb_dtype_size(f->edtype) / (double)mpb_dtype_size(a->dtype);
-    if ((double)got > n) got = (MPI_Count)n;
+    double fit = (double)avail * (double)mpb_dtype_size(f->edtype) / (double)mpb_dtype_size(a->dtype);
+    if ((double)got > fit) got = (MPI_Count)fit;
     memset((char *)a->data + (size_t)got * mpb_dtype_size(a->dtype), 0,
            (size_t)(a->n - (int64_t)got) * mpb_dtype_size(a->dtype));
   }
   if (f->datarep == MPB_DATAREP_EXT32 && got > 0) { /* the big-endian data read, in place */
+    *what = "cannot convert from external32 for";
     size_t bytes = (size_t)got * mpb_dtype_size(a->dtype);
-    void *ext = lua_newuserdatauv(L, bytes, 0);
+    void *ext = malloc(bytes);
+    if (!ext) return MPI_ERR_NO_MEM;
     memcpy(ext, a->data, bytes);
     MPI_Aint pos = 0;
     rc = MPI_Unpack_external("external32", ext, (MPI_Aint)bytes, &pos, a->data, got,
                              mpb_file_etype(a->dtype));
-    if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, "cannot convert from external32 for");
+    free(ext);
+    if (rc != MPI_SUCCESS) return rc;
   }
+  *n = got;
+  return MPI_SUCCESS;
+}
+
+int mpb_mfile_rdone(lua_State *L, mfile *f, const char *fname, int rc, int out,
+                    const mpb_array *a, MPI_Status *status, int coll, MPI_Offset start) {
+  MPI_Count got = 0;
+  const char *what;
+  rc = mpb_mfile_rcount(f, rc, a, status, coll, start, &got, &what);
+  if (rc != MPI_SUCCESS) raise_io(L, f, fname, rc, what);
   lua_pushvalue(L, out);
   lua_pushinteger(L, (lua_Integer)got);
   return 2;
 }
 
-static int write_at(lua_State *L, int coll, const char *fn) {
+void mpb_mfile_args(lua_State *L, mfile *f, int how, int write, const char *fname,
+                    mpb_mfile_io *io) {
+  int at = how == MPB_IO_AT || how == MPB_IO_AT_ALL;
+  int idx = 2 + at, top = lua_gettop(L);
+  io->off = at ? mpb_mfile_offset(L, 2, 1, fname) : 0;
+  if (write) {
+    io->data = mpb_mfile_wdata(L, f, idx, 1 + at, fname, &io->a);
+    io->out = lua_gettop(L) > top ? lua_gettop(L) : idx;
+  } else {
+    io->a = mpb_mfile_rbuf(L, f, idx, 1 + at, fname);
+    io->data = io->a->data;
+    io->out = lua_gettop(L);
+  }
+}
+
+int mpb_mfile_io_start(lua_State *L, mfile *f, int how, int write, const char *fname,
+                       mpb_mfile_io *io, MPI_Request *req) {
+  int coll = how == MPB_IO_AT_ALL || how == MPB_IO_ALL;
+  if (coll) file_agree(L, f, fname, strrchr(fname, '.') + 1, 0);
+  io->start = io->off;
+  int rc = how == MPB_IO_ALL && !write ? MPI_File_get_position(f->fh, &io->start) : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_start(f, how, write, io->off, io->data, io->a, req);
+  return rc;
+}
+
+/* f:Write_at(offset, a), Write(a), ...; f:Read_at(offset, count | array [,
+** dtype]) -> array, count read; Read(...), ...: the blocking calls. */
+int mpb_mfile_io_call(lua_State *L, int how, int write, const char *fn) {
   MPB_MPI_REGION(L, mpb_get(L), fn);
   mfile *f = mpb_mfile_check(L, fn);
-  MPI_Offset off = mpb_mfile_offset(L, 2, 1, fn);
-  mpb_array *a;
-  const void *data = mpb_mfile_wdata(L, f, 3, 2, fn, &a);
-  if (coll) file_agree(L, f, fn, "Write_at_all", 0);
+  mpb_mfile_io io;
+  mpb_mfile_args(L, f, how, write, fn, &io);
   MPI_Request req = MPI_REQUEST_NULL;
-  int rc = mpb_mfile_start(f, coll ? MPB_IO_AT_ALL : MPB_IO_AT, 1, off, data, a, &req);
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, NULL);
+  MPI_Status status;
+  int rc = mpb_mfile_io_start(L, f, how, write, fn, &io, &req);
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
+  if (!write)
+    return mpb_mfile_rdone(L, f, fn, rc, io.out, io.a, &status,
+                           how == MPB_IO_AT_ALL || how == MPB_IO_ALL, io.start);
   if (rc != MPI_SUCCESS) raise_io(L, f, fn, rc, "cannot write");
   return 0;
 }
 
-/* f:Read_at(offset, count | array [, dtype]) -> array, count read */
-static int read_at(lua_State *L, int coll, const char *fn) {
-  MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = mpb_mfile_check(L, fn);
-  MPI_Offset off = mpb_mfile_offset(L, 2, 1, fn);
-  mpb_array *a = mpb_mfile_rbuf(L, f, 3, 2, fn);
-  int out = lua_gettop(L);
-  if (coll) file_agree(L, f, fn, "Read_at_all", 0);
-  MPI_Request req = MPI_REQUEST_NULL;
-  MPI_Status status;
-  int rc = mpb_mfile_start(f, coll ? MPB_IO_AT_ALL : MPB_IO_AT, 0, off, a->data, a, &req);
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, coll, off);
+static int Write_at(lua_State *L) { return mpb_mfile_io_call(L, MPB_IO_AT, 1, "mpi.File.Write_at"); }
+static int Write_at_all(lua_State *L) {
+  return mpb_mfile_io_call(L, MPB_IO_AT_ALL, 1, "mpi.File.Write_at_all");
 }
-
-static int Write_at(lua_State *L) { return write_at(L, 0, "mpi.File.Write_at"); }
-static int Write_at_all(lua_State *L) { return write_at(L, 1, "mpi.File.Write_at_all"); }
-static int Read_at(lua_State *L) { return read_at(L, 0, "mpi.File.Read_at"); }
-static int Read_at_all(lua_State *L) { return read_at(L, 1, "mpi.File.Read_at_all"); }
+static int Read_at(lua_State *L) { return mpb_mfile_io_call(L, MPB_IO_AT, 0, "mpi.File.Read_at"); }
+static int Read_at_all(lua_State *L) {
+  return mpb_mfile_io_call(L, MPB_IO_AT_ALL, 0, "mpi.File.Read_at_all");
+}
 
 /* ------------------------------------------------------------ the rest */
 static int Get_size(lua_State *L) {
@@ -438,6 +477,11 @@ static int Close(lua_State *L) {
   if (f->split != MPB_SPLIT_NONE)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has a split collective begun (MPI: end it before "
                "closing)", fn, mpb_get(L)->rank, mpb_get(L)->size, f->path);
+  int pending = mpb_mfile_ireq_pending(f);
+  if (pending)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has %d nonblocking request%s pending (MPI: complete "
+               "them before closing)", fn, mpb_get(L)->rank, mpb_get(L)->size, f->path, pending,
+               pending > 1 ? "s" : "");
   close_agreed(L, f, fn);
   return 0;
 }
@@ -459,12 +503,15 @@ void mpb_mpi_file_funcs(lua_State *L) {
   mpb_class_begin(L, MPB_FILE_MT, methods);
   mpb_mpi_fileptr_methods(L);
   mpb_mpi_filesplit_methods(L);
+  mpb_mpi_fileireq_methods(L);
+  mpb_mpi_fileattr_methods(L);
   mpb_mpi_fileinfo_methods(L);
   mpb_mpi_fileview_methods(L);
   mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* upvalue 1 of every mpi function */
   lua_pushcclosure(L, File_open, 1);
   lua_setfield(L, -2, "File_open");
+  mpb_mpi_fileattr_funcs(L);
   static const struct { const char *name; int v; } k[] = {
       {"MODE_RDONLY", MPI_MODE_RDONLY}, {"MODE_WRONLY", MPI_MODE_WRONLY},
       {"MODE_RDWR", MPI_MODE_RDWR}, {"MODE_CREATE", MPI_MODE_CREATE},

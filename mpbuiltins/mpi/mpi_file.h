@@ -7,6 +7,8 @@
 **   mpi_file.c       File_open, the explicit-offset calls, Close, the task's end
 **   mpi_fileptr.c    individual and shared file pointers, sizes
 **   mpi_filesplit.c  split collectives
+**   mpi_fileireq.c   nonblocking calls as user requests (Iwrite_at, ...)
+**   mpi_fileattr.c   atomicity, File_delete
 **   mpi_fileinfo.c   hints (MPI_Info from and to Lua tables)
 **   mpi_fileview.c   Set_view: etypes, filetypes, data representations
 **   mpi_type.c       derived datatypes (mp.mpi.Datatype)
@@ -36,6 +38,7 @@ typedef struct mpb_mfile {
   MPI_Offset split_at; /* the etype its read starts at */
   int split;           /* MPB_SPLIT_*: the split collective begun (user value 3: its array) */
   MPI_Request split_req;
+  struct mpb_fileireq *ireqs; /* the nonblocking requests MPI has not completed (mpi_fileireq.c) */
 } mpb_mfile;
 
 /* The data representations of views, NULL-terminated ("native" first).
@@ -91,6 +94,27 @@ int mpb_mfile_start(mpb_mfile *f, int how, int write, MPI_Offset off, const void
 ** for and fill what is past the end with its buffers' leftovers). */
 int mpb_mfile_rdone(lua_State *L, mpb_mfile *f, const char *fname, int rc, int out,
                     const mpb_array *a, MPI_Status *status, int coll, MPI_Offset start);
+/* An I/O call's arguments from index 2: the offset (explicit offsets),
+** then the array to write, or count | array [, dtype] to read into. */
+typedef struct mpb_mfile_io {
+  MPI_Offset off;      /* the explicit offset (0 through a pointer) */
+  MPI_Offset start;    /* the etype a read starts at (mpb_mfile_io_start) */
+  mpb_array *a;        /* the array written, or read into */
+  const void *data;    /* what MPI reads or fills */
+  int out;             /* stack index: what must live while MPI uses data (a read's array) */
+} mpb_mfile_io;
+void mpb_mfile_args(lua_State *L, mpb_mfile *f, int how, int write, const char *fname,
+                    mpb_mfile_io *io);
+/* Start the I/O how (MPB_IO_*) of io; a collective one once every member
+** agrees on the call (named by fname's last part). Returns MPI's code. */
+int mpb_mfile_io_start(lua_State *L, mpb_mfile *f, int how, int write, const char *fname,
+                       mpb_mfile_io *io, MPI_Request *req);
+/* The blocking call fname: arguments, start, the one wait, the result. */
+int mpb_mfile_io_call(lua_State *L, int how, int write, const char *fname);
+/* The C part of a read's end (mpb_mfile_rdone): *n, the elements read;
+** returns MPI's code, *what the words of its error. */
+int mpb_mfile_rcount(mpb_mfile *f, int rc, const mpb_array *a, MPI_Status *status, int coll,
+                     MPI_Offset start, MPI_Count *n, const char **what);
 /* The end of the file in etypes under the view. */
 int mpb_mfile_eof(mpb_mfile *f, MPI_Offset *eof);
 /* Wait for this rank's request, then honour what came meanwhile. */
@@ -101,6 +125,15 @@ void mpb_mpi_fileptr_methods(lua_State *L);   /* into the methods table on top *
 void mpb_mpi_filesplit_methods(lua_State *L);
 void mpb_mpi_fileinfo_methods(lua_State *L);
 void mpb_mpi_fileview_methods(lua_State *L);
+void mpb_mpi_fileireq_methods(lua_State *L);
+void mpb_mpi_fileattr_methods(lua_State *L);
+void mpb_mpi_fileattr_funcs(lua_State *L);    /* File_delete, into the mp.mpi table on top */
+/* Complete f's nonblocking requests (the task's end, Close: in the one
+** wait; after an abort: MPI_Wait, every member started the collective
+** ones). Returns MPI's code. */
+int mpb_mfile_ireq_finish(lua_State *L, mpb_mfile *f, int aborted);
+/* How many of f's nonblocking requests MPI has not completed (tests them). */
+int mpb_mfile_ireq_pending(mpb_mfile *f);
 /* Complete the split collective outstanding on f (the task's end: in the
 ** one wait; after an abort: MPI_Wait, every member started it). */
 int mpb_mfile_split_finish(lua_State *L, mpb_mfile *f, int aborted);
@@ -124,5 +157,19 @@ typedef struct mpb_mtype {
 ** when it is freed). */
 mpb_mtype *mpb_mpi_type_test(lua_State *L, int idx, int arg, const char *fname);
 void mpb_mpi_type_funcs(lua_State *L);   /* into the mp.mpi table on top */
+/* What the datatype constructors share (mpi_type.c, mpi_typecons.c):
+** the old type at idx (a dtype name or a datatype; *dtype its elements');
+** an int at idx in [lo, 2^31-1] (what names it); a list of ints (*n < 0:
+** its length, else it must have *n; at most max); a new empty datatype of
+** dtype's elements (pushed); made: commit what the call made (rc its
+** code), list it in the task's, return 1 (raises MPI's error). */
+#define MPB_MTYPE_MAXDIMS 32
+MPI_Datatype mpb_mtype_old(lua_State *L, int idx, int arg, const char *fn, int *dtype);
+int mpb_mtype_int(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo);
+void mpb_mtype_ints(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo,
+                    int *out, int *n, int max);
+mpb_mtype *mpb_mtype_new(lua_State *L, int dtype);
+int mpb_mtype_made(lua_State *L, mpb_mtype *t, int rc, const char *fn);
+void mpb_mpi_typecons_funcs(lua_State *L); /* mpi_typecons.c, into the mp.mpi table on top */
 
 #endif

@@ -115,42 +115,16 @@ static int Get_byte_offset(lua_State *L) {
 }
 
 /* ------------------------------------------------------------ data */
-/* f:Write(a), Write_all(a), Write_shared(a) */
-static int write_ptr(lua_State *L, int how, const char *fn) {
-  MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = mpb_mfile_check(L, fn);
-  mpb_array *a;
-  const void *data = mpb_mfile_wdata(L, f, 2, 1, fn, &a);
-  if (how == MPB_IO_ALL) mpb_mfile_agree(L, f, fn, "Write_all", 0);
-  MPI_Request req = MPI_REQUEST_NULL;
-  int rc = mpb_mfile_start(f, how, 1, 0, data, a, &req);
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, NULL);
-  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot write");
-  return 0;
-}
-
-/* f:Read(count | array [, dtype]) -> array, count read; Read_all, Read_shared */
-static int read_ptr(lua_State *L, int how, const char *fn) {
-  MPB_MPI_REGION(L, mpb_get(L), fn);
-  mfile *f = mpb_mfile_check(L, fn);
-  mpb_array *a = mpb_mfile_rbuf(L, f, 2, 1, fn);
-  int out = lua_gettop(L);
-  if (how == MPB_IO_ALL) mpb_mfile_agree(L, f, fn, "Read_all", 0);
-  MPI_Request req = MPI_REQUEST_NULL;
-  MPI_Status status;
-  MPI_Offset start = 0;
-  int rc = how == MPB_IO_ALL ? MPI_File_get_position(f->fh, &start) : MPI_SUCCESS;
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_start(f, how, 0, 0, a->data, a, &req);
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, how == MPB_IO_ALL, start);
-}
-
-static int Write(lua_State *L) { return write_ptr(L, MPB_IO_IND, "mpi.File.Write"); }
-static int Write_all(lua_State *L) { return write_ptr(L, MPB_IO_ALL, "mpi.File.Write_all"); }
-static int Write_shared(lua_State *L) { return write_ptr(L, MPB_IO_SHARED, "mpi.File.Write_shared"); }
-static int Read(lua_State *L) { return read_ptr(L, MPB_IO_IND, "mpi.File.Read"); }
-static int Read_all(lua_State *L) { return read_ptr(L, MPB_IO_ALL, "mpi.File.Read_all"); }
-static int Read_shared(lua_State *L) { return read_ptr(L, MPB_IO_SHARED, "mpi.File.Read_shared"); }
+/* f:Write(a), Write_all(a), Write_shared(a); f:Read(count | array [, dtype])
+** -> array, count read; Read_all, Read_shared (mpb_mfile_io_call) */
+#define IO(name, how, write) \
+  static int name(lua_State *L) { return mpb_mfile_io_call(L, how, write, "mpi.File." #name); }
+IO(Write, MPB_IO_IND, 1)
+IO(Write_all, MPB_IO_ALL, 1)
+IO(Write_shared, MPB_IO_SHARED, 1)
+IO(Read, MPB_IO_IND, 0)
+IO(Read_all, MPB_IO_ALL, 0)
+IO(Read_shared, MPB_IO_SHARED, 0)
 
 /* ------------------------------------------------------------ ordered */
 /* f:Write_ordered(a), f:Read_ordered(count | array [, dtype]): collective,
@@ -159,15 +133,11 @@ static int ordered(lua_State *L, int write, const char *fn) {
   mpb_state *st = mpb_get(L);
   MPB_MPI_REGION(L, st, fn);
   mfile *f = mpb_mfile_check(L, fn);
-  mpb_array *a;
-  const void *data;
-  if (write) {
-    data = mpb_mfile_wdata(L, f, 2, 1, fn, &a);
-  } else {
-    a = mpb_mfile_rbuf(L, f, 2, 1, fn);
-    data = a->data;
-  }
-  int out = lua_gettop(L);
+  mpb_mfile_io io;
+  mpb_mfile_args(L, f, MPB_IO_IND, write, fn, &io);
+  mpb_array *a = io.a;
+  const void *data = io.data;
+  int out = io.out;
   mpb_mfile_agree(L, f, fn, write ? "Write_ordered" : "Read_ordered", 0);
   /* every member is here: nobody moves the shared pointer but this call */
   MPI_Offset mine[2] = {(MPI_Offset)(a->n * mpb_dtype_size(a->dtype) / mpb_dtype_size(f->edtype)), 0};

@@ -37,28 +37,15 @@ static int begin(lua_State *L, int kind) {
   if (f->split != MPB_SPLIT_NONE)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has a split collective begun (%s): MPI allows one "
                "per file", fn, st->rank, st->size, f->path, begin_fn[f->split] + CALL);
-  int at = kind == MPB_SPLIT_WRITE_AT || kind == MPB_SPLIT_READ_AT;
+  static const int how[] = {0, MPB_IO_AT_ALL, MPB_IO_AT_ALL, MPB_IO_ALL, MPB_IO_ALL};
   int write = kind == MPB_SPLIT_WRITE_AT || kind == MPB_SPLIT_WRITE;
-  MPI_Offset off = at ? mpb_mfile_offset(L, 2, 1, fn) : 0;
-  int idx = 2 + at, top = lua_gettop(L);
-  mpb_array *a;
-  const void *data;
-  if (write) {
-    data = mpb_mfile_wdata(L, f, idx, 1 + at, fn, &a);
-  } else {
-    a = mpb_mfile_rbuf(L, f, idx, 1 + at, fn);
-    data = a->data;
-  }
-  lua_pushvalue(L, lua_gettop(L) > top ? lua_gettop(L) : idx); /* what MPI reads or fills */
-  int anchor = lua_gettop(L);
-  mpb_mfile_agree(L, f, fn, begin_fn[kind] + CALL, 0);
-  int rc = at ? MPI_SUCCESS : MPI_File_get_position(f->fh, &off);
-  f->split_at = off;
-  if (rc == MPI_SUCCESS)
-    rc = mpb_mfile_start(f, at ? MPB_IO_AT_ALL : MPB_IO_ALL, write, off, data, a, &f->split_req);
+  mpb_mfile_io io;
+  mpb_mfile_args(L, f, how[kind], write, fn, &io);
+  int rc = mpb_mfile_io_start(L, f, how[kind], write, fn, &io, &f->split_req);
   if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
+  f->split_at = io.start;
   f->split = kind;
-  lua_pushvalue(L, anchor);
+  lua_pushvalue(L, io.out); /* what MPI reads or fills */
   lua_setiuservalue(L, 1, 3);
   /* every member has started it before any returns: a fault in the code
   ** before the end then finds every member's part started (the abort

@@ -37,6 +37,11 @@ static int Set_view(lua_State *L) {
   if (f->split != MPB_SPLIT_NONE)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has a split collective begun (MPI: end it first)",
                fn, mpb_get(L)->rank, mpb_get(L)->size, f->path);
+  int pending = mpb_mfile_ireq_pending(f);
+  if (pending)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " '%s' has %d nonblocking request%s pending (MPI: "
+               "complete them first)", fn, mpb_get(L)->rank, mpb_get(L)->size, f->path, pending,
+               pending > 1 ? "s" : "");
   if ((t = mpb_mpi_type_test(L, 4, 3, fn)) != NULL) {
     if (t->dtype != d)
       mpb_mfile_argerror(L, 3, fn, "the datatype is made of %s, not the etype",

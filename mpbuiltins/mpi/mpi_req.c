@@ -36,6 +36,7 @@ static int req_gc(lua_State *L) {
   mpb_mpi_unpost(M, r);
   if (r->kind == MPB_RQ_COLL) mpb_mpi_icoll_forget(L, r);
   if (r->kind == MPB_RQ_RMA) mpb_mpi_rma_forget(L, r);
+  if (r->kind == MPB_RQ_FILE) mpb_mpi_fio_forget(L, r);
   mpb_msg_free(r->m);
   r->m = NULL;
   r->state = MPB_RQ_USED;
@@ -45,7 +46,7 @@ static int req_gc(lua_State *L) {
 static int req_tostring(lua_State *L) {
   mpb_mpireq *r = luaL_checkudata(L, 1, REQ_MT);
   static const char *const kinds[] = {"empty", "Isend", "Issend", "Irecv", "collective",
-                                      "one-sided"};
+                                      "one-sided", "file I/O"};
   static const char *const states[] = {"pending", "complete", "inactive"};
   lua_pushfstring(L, "mp.mpi.Request (%s, peer %d, tag %d, %s)", kinds[r->kind], r->peer,
                   r->tag, states[r->state]);
@@ -59,6 +60,7 @@ static int req_done(mpb_mpi *M, mpb_mpireq *r) {
   if (r->kind == MPB_RQ_RECV) done = r->m != NULL;
   else if (r->kind == MPB_RQ_COLL) done = mpb_mpi_icoll_done(M, r);
   else if (r->kind == MPB_RQ_RMA) done = mpb_mpi_rma_done(M, r);
+  else if (r->kind == MPB_RQ_FILE) done = mpb_mpi_fio_done(M, r);
   else if (mpb_sends_gone(M->st, r->ids)) {
     if (r->kind == MPB_RQ_SSEND && !r->acked)
       r->acked = mpb_mpi_take_ack(M, r->c->ranks[r->peer], r->c->id, r->token);
@@ -109,6 +111,7 @@ static int deliver(lua_State *L, mpb_mpi *M, mpb_mpireq *r, const char *fname) {
   r->state = MPB_RQ_USED;
   if (r->kind == MPB_RQ_COLL) return mpb_mpi_icoll_push(L, M, r, fname);
   if (r->kind == MPB_RQ_RMA) return mpb_mpi_rma_push(L, M, r, fname);
+  if (r->kind == MPB_RQ_FILE) return mpb_mpi_fio_push(L, M, r, fname);
   if (r->kind != MPB_RQ_RECV) return 0;
   if (r->cancelled || r->peer == MPB_MPI_PROC_NULL) {
     mpb_mpi_push_null(L, r->cancelled);
@@ -228,7 +231,8 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
     if (a->v[i] && a->v[i]->state == MPB_RQ_PENDING) {
       pending++;
       stuck += forever(a->M, a->v[i]);
-      recv += a->v[i]->kind != MPB_RQ_SEND && a->v[i]->kind != MPB_RQ_RMA;
+      recv += a->v[i]->kind != MPB_RQ_SEND && a->v[i]->kind != MPB_RQ_RMA &&
+              a->v[i]->kind != MPB_RQ_FILE; /* complete by MPI's progress alone */
       one = a->v[i];
     }
   if (stuck && (all || stuck == pending)) no_forever(L, st, fname);
@@ -242,7 +246,7 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
   int peer = pending == 1 && one->kind == MPB_RQ_RECV && one->peer >= 0
                  ? one->c->ranks[one->peer] : -1;
   mpb_waitdesc d = {what, peer, seq ? one->c->id : 0, seq};
-  mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send, RMA complete by themselves */
+  mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send, RMA, I/O complete by themselves */
 }
 
 /* One look for a Test call: ready now, or after a poll; the

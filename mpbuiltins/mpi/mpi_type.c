@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
 ** Derived datatypes for file views (mp.mpi.Datatype): Type_contiguous,
-** Type_vector, Type_indexed, Type_create_subarray, Type_create_resized,
+** Type_vector, Type_indexed, Type_create_subarray, Type_create_resized
+** (the others are in mpi_typecons.c),
 ** built from an element type (a dtype name: "f64", ...) or another
 ** datatype; each is committed when made (Type_commit is accepted and does
 ** nothing more). Counts, block lengths, strides and displacements count
@@ -19,7 +20,6 @@
 #include "tasks/tasks.h"
 
 #define TYPES_KEY "mp.mpi.types" /* registry: the live datatypes of the task (weak) */
-#define MAXDIMS 32
 
 typedef mpb_mtype mtype;
 
@@ -38,7 +38,7 @@ mtype *mpb_mpi_type_test(lua_State *L, int idx, int arg, const char *fname) {
 }
 
 /* The old type at idx: a dtype name or a datatype; *dtype its elements'. */
-static MPI_Datatype old_arg(lua_State *L, int idx, int arg, const char *fn, int *dtype) {
+MPI_Datatype mpb_mtype_old(lua_State *L, int idx, int arg, const char *fn, int *dtype) {
   mtype *t = mpb_mpi_type_test(L, idx, arg, fn);
   if (t) return *dtype = t->dtype, t->t;
   const char *name = lua_tostring(L, idx);
@@ -52,7 +52,7 @@ static MPI_Datatype old_arg(lua_State *L, int idx, int arg, const char *fn, int 
 }
 
 /* An int at idx within [lo, INT32_MAX]; what names it. */
-static int int_arg(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo) {
+int mpb_mtype_int(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo) {
   int ok;
   lua_Integer v = lua_tointegerx(L, idx, &ok);
   if (!ok) mpb_mfile_argerror(L, arg, fn, "%s expected", what);
@@ -63,7 +63,7 @@ static int int_arg(lua_State *L, int idx, int arg, const char *fn, const char *w
 }
 
 /* A list of n ints (n: its length, when *n < 0) at idx. */
-static void ints_arg(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo,
+void mpb_mtype_ints(lua_State *L, int idx, int arg, const char *fn, const char *what, int lo,
                      int *out, int *n, int max) {
   if (!lua_istable(L, idx))
     mpb_mfile_argerror(L, arg, fn, "table of %s expected", what);
@@ -75,14 +75,14 @@ static void ints_arg(lua_State *L, int idx, int arg, const char *fn, const char 
     mpb_mfile_argerror(L, arg, fn, "%s", lua_pushfstring(L, "more than %d %s", max, what));
   for (int i = 0; i < len; i++) {
     lua_rawgeti(L, idx, i + 1);
-    out[i] = int_arg(L, -1, arg, fn, what, lo);
+    out[i] = mpb_mtype_int(L, -1, arg, fn, what, lo);
     lua_pop(L, 1);
   }
   *n = len;
 }
 
 /* Push a datatype of dtype's elements, still empty: the call fills t. */
-static mtype *new_type(lua_State *L, int dtype) {
+mtype *mpb_mtype_new(lua_State *L, int dtype) {
   mpb_state *st = mpb_get(L);
   mtype *t = lua_newuserdatauv(L, sizeof *t, 0);
   t->t = MPI_DATATYPE_NULL;
@@ -93,7 +93,7 @@ static mtype *new_type(lua_State *L, int dtype) {
 }
 
 /* Commit what the call made (rc its code) and list it in the task's. */
-static int made(lua_State *L, mtype *t, int rc, const char *fn) {
+int mpb_mtype_made(lua_State *L, mtype *t, int rc, const char *fn) {
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t->t);
   if (rc != MPI_SUCCESS) {
     if (t->t != MPI_DATATYPE_NULL) free_type(t);
@@ -127,20 +127,20 @@ static int made(lua_State *L, mtype *t, int rc, const char *fn) {
 /* mpi.Type_contiguous(count, oldtype) */
 static int Type_contiguous(lua_State *L) {
   BEGIN("Type_contiguous");
-  int count = int_arg(L, 1, 1, fn, "count", 0);
-  MPI_Datatype old = old_arg(L, 2, 2, fn, &dtype);
-  mtype *t = new_type(L, dtype);
-  return made(L, t, MPI_Type_contiguous(count, old, &t->t), fn);
+  int count = mpb_mtype_int(L, 1, 1, fn, "count", 0);
+  MPI_Datatype old = mpb_mtype_old(L, 2, 2, fn, &dtype);
+  mtype *t = mpb_mtype_new(L, dtype);
+  return mpb_mtype_made(L, t, MPI_Type_contiguous(count, old, &t->t), fn);
 }
 
 /* mpi.Type_vector(count, blocklength, stride, oldtype) */
 static int Type_vector(lua_State *L) {
   BEGIN("Type_vector");
-  int count = int_arg(L, 1, 1, fn, "count", 0), blen = int_arg(L, 2, 2, fn, "blocklength", 0);
-  int stride = int_arg(L, 3, 3, fn, "stride", INT32_MIN);
-  MPI_Datatype old = old_arg(L, 4, 4, fn, &dtype);
-  mtype *t = new_type(L, dtype);
-  return made(L, t, MPI_Type_vector(count, blen, stride, old, &t->t), fn);
+  int count = mpb_mtype_int(L, 1, 1, fn, "count", 0), blen = mpb_mtype_int(L, 2, 2, fn, "blocklength", 0);
+  int stride = mpb_mtype_int(L, 3, 3, fn, "stride", INT32_MIN);
+  MPI_Datatype old = mpb_mtype_old(L, 4, 4, fn, &dtype);
+  mtype *t = mpb_mtype_new(L, dtype);
+  return mpb_mtype_made(L, t, MPI_Type_vector(count, blen, stride, old, &t->t), fn);
 }
 
 /* mpi.Type_indexed(blocklengths, displacements, oldtype) */
@@ -149,43 +149,43 @@ static int Type_indexed(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   int n = -1, m;
   int *blens = lua_newuserdatauv(L, sizeof(int) * (lua_rawlen(L, 1) + 1), 0);
-  ints_arg(L, 1, 1, fn, "blocklengths", 0, blens, &n, INT32_MAX);
+  mpb_mtype_ints(L, 1, 1, fn, "blocklengths", 0, blens, &n, INT32_MAX);
   m = n;
   int *disps = lua_newuserdatauv(L, sizeof(int) * ((size_t)n + 1), 0);
-  ints_arg(L, 2, 2, fn, "displacements", 0, disps, &m, n);
-  MPI_Datatype old = old_arg(L, 3, 3, fn, &dtype);
-  mtype *t = new_type(L, dtype);
-  return made(L, t, MPI_Type_indexed(n, blens, disps, old, &t->t), fn);
+  mpb_mtype_ints(L, 2, 2, fn, "displacements", 0, disps, &m, n);
+  MPI_Datatype old = mpb_mtype_old(L, 3, 3, fn, &dtype);
+  mtype *t = mpb_mtype_new(L, dtype);
+  return mpb_mtype_made(L, t, MPI_Type_indexed(n, blens, disps, old, &t->t), fn);
 }
 
 /* mpi.Type_create_subarray(sizes, subsizes, starts, order, oldtype) */
 static int Type_create_subarray(lua_State *L) {
   BEGIN("Type_create_subarray");
-  int sizes[MAXDIMS], sub[MAXDIMS], starts[MAXDIMS], n = -1;
-  ints_arg(L, 1, 1, fn, "sizes", 1, sizes, &n, MAXDIMS);
+  int sizes[MPB_MTYPE_MAXDIMS], sub[MPB_MTYPE_MAXDIMS], starts[MPB_MTYPE_MAXDIMS], n = -1;
+  mpb_mtype_ints(L, 1, 1, fn, "sizes", 1, sizes, &n, MPB_MTYPE_MAXDIMS);
   if (n == 0) mpb_mfile_argerror(L, 1, fn, "%s", "no dimensions");
-  ints_arg(L, 2, 2, fn, "subsizes", 1, sub, &n, MAXDIMS);
-  ints_arg(L, 3, 3, fn, "starts", 0, starts, &n, MAXDIMS);
+  mpb_mtype_ints(L, 2, 2, fn, "subsizes", 1, sub, &n, MPB_MTYPE_MAXDIMS);
+  mpb_mtype_ints(L, 3, 3, fn, "starts", 0, starts, &n, MPB_MTYPE_MAXDIMS);
   for (int k = 0; k < n; k++)
     if (sub[k] > sizes[k] || starts[k] > sizes[k] - sub[k])
       mpb_mfile_argerror(L, 2, fn, "%s", lua_pushfstring(L, "dimension %d: subsize %d from start "
                          "%d is beyond size %d", k + 1, sub[k], starts[k], sizes[k]));
-  int order = int_arg(L, 4, 4, fn, "order", INT32_MIN);
+  int order = mpb_mtype_int(L, 4, 4, fn, "order", INT32_MIN);
   if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
     mpb_mfile_argerror(L, 4, fn, "%s", "order is not mpi.ORDER_C or mpi.ORDER_FORTRAN");
-  MPI_Datatype old = old_arg(L, 5, 5, fn, &dtype);
-  mtype *t = new_type(L, dtype);
-  return made(L, t, MPI_Type_create_subarray(n, sizes, sub, starts, order, old, &t->t), fn);
+  MPI_Datatype old = mpb_mtype_old(L, 5, 5, fn, &dtype);
+  mtype *t = mpb_mtype_new(L, dtype);
+  return mpb_mtype_made(L, t, MPI_Type_create_subarray(n, sizes, sub, starts, order, old, &t->t), fn);
 }
 
 /* mpi.Type_create_resized(oldtype, lb, extent): bytes */
 static int Type_create_resized(lua_State *L) {
   BEGIN("Type_create_resized");
-  MPI_Datatype old = old_arg(L, 1, 1, fn, &dtype);
+  MPI_Datatype old = mpb_mtype_old(L, 1, 1, fn, &dtype);
   lua_Integer lb = luaL_checkinteger(L, 2), extent = luaL_checkinteger(L, 3);
   if (extent < 0) mpb_mfile_argerror(L, 3, fn, "extent %s is negative", lua_tostring(L, 3));
-  mtype *t = new_type(L, dtype);
-  return made(L, t, MPI_Type_create_resized(old, (MPI_Aint)lb, (MPI_Aint)extent, &t->t), fn);
+  mtype *t = mpb_mtype_new(L, dtype);
+  return mpb_mtype_made(L, t, MPI_Type_create_resized(old, (MPI_Aint)lb, (MPI_Aint)extent, &t->t), fn);
 }
 
 /* ------------------------------------------------------------ methods */
@@ -267,5 +267,6 @@ void mpb_mpi_type_funcs(lua_State *L) {
   lua_setfield(L, -2, "ORDER_C");
   lua_pushinteger(L, MPI_ORDER_FORTRAN);
   lua_setfield(L, -2, "ORDER_FORTRAN");
+  mpb_mpi_typecons_funcs(L);
   mpb_task_on_end(L, mpb_get(L), types_end);
 }

@@ -6,6 +6,8 @@
 -- buffers (512 KiB) and of the contiguous-run shortcut, and empty blocks;
 -- independent reads and writes, modes, bad input; files close at the end of
 -- their task and after an abort; a fault around a collective write recovers.
+package.path = "lib/?.lua;" .. package.path
+local fails = require("mpi_checks").fails
 local n = mp.size
 local dir = os.tmpname()
 os.remove(dir)
@@ -125,11 +127,6 @@ end, dir)
 mp.exec(function(dir)
   local mpi = mp.mpi
   local R = "%[rank " .. mp.rank .. "/" .. mp.size .. "%]"
-  local function fails(pattern, f, ...)
-    local ok, err = pcall(f, ...)
-    assert(not ok and tostring(err):find(pattern),
-           "rank " .. mp.rank .. ": expected '" .. pattern .. "', got " .. tostring(err))
-  end
   fails("mp.mpi.File_open: " .. R .. " cannot open '" .. dir .. "/none': No such file or directory",
         mpi.File_open, nil, dir .. "/none", "r")
   fails("bad argument #3 to 'mp.mpi.File_open' %(" .. R .. " mode 'r', 'r%+', 'w', 'w%+' or an " ..

@@ -7,6 +7,9 @@
 -- between a split collective's begin and end) aborts the task, the abort
 -- closes the files (no descriptor left, DELETE_ON_CLOSE files gone) and
 -- frees the datatypes, and the next task uses the same file.
+package.path = "lib/?.lua;" .. package.path
+local checks = require("mpi_checks")
+local fails, bad = checks.fails, checks.bad
 local n = mp.size
 local dir = os.tmpname()
 os.remove(dir)
@@ -15,13 +18,6 @@ assert(os.execute("mkdir -p " .. dir))
 mp.exec(function(dir)
   local mpi = mp.mpi
   local R = "%[rank " .. mp.rank .. "/" .. mp.size .. "%]"
-  local function fails(pattern, f, ...)
-    local ok, err = pcall(f, ...)
-    assert(not ok and tostring(err):find(pattern),
-           "rank " .. mp.rank .. ": expected '" .. pattern .. "', got " .. tostring(err))
-  end
-  local function bad(k, fn, what) return "bad argument #" .. k .. " to 'mp%.mpi%." .. fn ..
-    "' %(" .. R .. " " .. what end
   local f = mpi.File_open(nil, dir .. "/b", "w+")
   f:Set_view(0, "f64")
   -- pointers
