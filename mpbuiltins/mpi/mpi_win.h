@@ -81,7 +81,7 @@ static inline mpb_wins *mpb_wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WI
   MPB_MPI_REGION(L, st, fname);                                                         \
   mpb_win *w = mpb_win_check(L, st, fname)
 
-/* ---------------------------------------------------------- mpi_win.c */
+/* ------------------------------------------------- mpi_win.c, mpi_winargs.c */
 /* Raise "mp.fname: [rank r/n] what failed: <MPI's words>". */
 void mpb_win_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what);
 #define MPB_WIN_CHECK(call, what) do { int rc_ = (call); \
@@ -96,6 +96,7 @@ int mpb_win_target(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char 
 MPI_Aint mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, int dtype,
                       int64_t n, const char *fname);
 mpb_array *mpb_win_data(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
+mpb_array *mpb_win_array(lua_State *L, mpb_state *st, int idx, const char *fname); /* any size */
 MPI_Op mpb_win_op(lua_State *L, mpb_state *st, int dtype, int idx, const char *fname, int no_op);
 /* The dtype of a result made for a count at target r, displacement at idx:
 ** the window's, or the attached array's in a dynamic window. */

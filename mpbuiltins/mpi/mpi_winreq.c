@@ -96,7 +96,8 @@ int mpb_winreq_close(mpb_win *w) {
 ** then its request (pushed). */
 static int issue(lua_State *L, int op, const char *fname) {
   MPI_Request mreq = MPI_REQUEST_NULL;
-  int got = op == MPB_RMA_GACC ? mpb_win_getacc(L, fname, &mreq) : mpb_win_rma(L, op, fname, &mreq);
+  int got = op == MPB_RMA_GACC ? mpb_win_getacc(L, fname, &mreq)
+                               : mpb_win_rma(L, op, fname, &mreq);
   int aidx = got ? lua_gettop(L) : 0;
   mpb_win *w = *(mpb_win **)lua_touserdata(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
