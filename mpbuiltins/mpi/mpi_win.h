@@ -173,6 +173,10 @@ void mpb_winalloc_release(lua_State *L, mpb_win *w);
 /* Push a 1-D array of n elements of dtype over zeroed MPI_Alloc_mem memory
 ** (given back when nothing refers to it). */
 mpb_array *mpb_winalloc_mem(lua_State *L, mpb_state *st, int64_t n, int dtype, const char *fname);
+/* Into the mp.mpi table on top: name, the closure f (upvalue: mp.mpi's
+** state), and the metatable mt with its __gc (f's memory). */
+void mpb_winalloc_open(lua_State *L, const char *mt, lua_CFunction gc, lua_CFunction f,
+                       const char *name);
 /* The count at 1 and the dtype at 2 of Win_allocate(_shared), checked. */
 int mpb_winalloc_args(lua_State *L, mpb_state *st, int64_t *n, const char *fname);
 

@@ -127,12 +127,17 @@ void mpb_winalloc_release(lua_State *L, mpb_win *w) {
   lua_pop(L, 2);
 }
 
-void mpb_winalloc_funcs(lua_State *L) {
-  luaL_newmetatable(L, MEM_MT);
-  lua_pushcfunction(L, mem_gc);
+void mpb_winalloc_open(lua_State *L, const char *mt, lua_CFunction gc, lua_CFunction f,
+                       const char *name) {
+  luaL_newmetatable(L, mt);
+  lua_pushcfunction(L, gc);
   lua_setfield(L, -2, "__gc");
   lua_pop(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
-  lua_pushcclosure(L, Win_allocate, 1);
-  lua_setfield(L, -2, "Win_allocate");
+  lua_pushcclosure(L, f, 1);
+  lua_setfield(L, -2, name);
+}
+
+void mpb_winalloc_funcs(lua_State *L) {
+  mpb_winalloc_open(L, MEM_MT, mem_gc, Win_allocate, "Win_allocate");
 }

@@ -145,13 +145,6 @@ static int Win_create_dynamic(lua_State *L) {
   return 1;
 }
 
-static windyn *dynamic(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
-  if (w->kind != MPB_WIN_DYNAMIC)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " not a window of Win_create_dynamic", fname, st->rank,
-               st->size);
-  return w->dyn;
-}
-
 static MPI_Aint address(lua_State *L, mpb_state *st, const void *p, const char *fname) {
   MPI_Aint a;
   int rc = MPI_Get_address(p, &a);
@@ -159,13 +152,26 @@ static MPI_Aint address(lua_State *L, mpb_state *st, const void *p, const char *
   return a;
 }
 
+/* The array at 2 of Attach or Detach of w (dynamic): its memory as a region. */
+static mpb_array *region_arg(lua_State *L, mpb_state *st, mpb_win *w, region *x,
+                             const char *fname) {
+  if (w->kind != MPB_WIN_DYNAMIC)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " not a window of Win_create_dynamic", fname, st->rank,
+               st->size);
+  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
+  x->base = address(L, st, a->data, fname);
+  x->bytes = (MPI_Aint)(a->n * (int64_t)mpb_dtype_size(a->dtype));
+  x->dtype = a->dtype, x->rank = w->rank;
+  return a;
+}
+
 /* win:Attach(a): a's memory joins the window (a kept alive until it is freed) */
 static int Attach(lua_State *L) {
   MPB_WIN_ENTER("mpi.Win_attach");
-  windyn *y = dynamic(L, st, w, fname);
-  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
-  MPI_Aint base = address(L, st, a->data, fname);
-  MPI_Aint bytes = (MPI_Aint)(a->n * (int64_t)mpb_dtype_size(a->dtype));
+  region x;
+  mpb_array *a = region_arg(L, st, w, &x, fname);
+  windyn *y = w->dyn;
+  MPI_Aint base = x.base, bytes = x.bytes;
   for (int i = 0; i < y->nmine; i++)
     if (base < y->mine[i].base + y->mine[i].bytes && y->mine[i].base < base + bytes)
       luaL_error(L, "bad argument #2 to 'mp.%s' (" MPB_RANKFMT " the array overlaps one "
@@ -174,7 +180,6 @@ static int Attach(lua_State *L) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, w->xref);
   lua_pushvalue(L, 2);
   lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
-  region x = {base, bytes, a->dtype, w->rank};
   if (!add(&y->mine, &y->nmine, &y->capmine, x))
     luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
   int rc = MPI_Win_attach(w->w, a->data, bytes);
@@ -188,12 +193,11 @@ static int Attach(lua_State *L) {
 /* win:Detach(a) */
 static int Detach(lua_State *L) {
   MPB_WIN_ENTER("mpi.Win_detach");
-  windyn *y = dynamic(L, st, w, fname);
-  mpb_array *a = mpb_win_data(L, st, w, 2, fname);
-  MPI_Aint base = address(L, st, a->data, fname);
-  MPI_Aint bytes = (MPI_Aint)(a->n * (int64_t)mpb_dtype_size(a->dtype));
+  region x;
+  mpb_array *a = region_arg(L, st, w, &x, fname);
+  windyn *y = w->dyn;
   int i = 0;
-  while (i < y->nmine && (y->mine[i].base != base || y->mine[i].bytes != bytes)) i++;
+  while (i < y->nmine && (y->mine[i].base != x.base || y->mine[i].bytes != x.bytes)) i++;
   if (i == y->nmine)
     luaL_error(L, "bad argument #2 to 'mp.%s' (" MPB_RANKFMT " the array is not attached to "
                "the window)", fname, st->rank, st->size);

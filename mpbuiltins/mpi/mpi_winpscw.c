@@ -81,13 +81,17 @@ static int group_arg(lua_State *L, mpb_state *st, mpb_win *w, int *in, const cha
   return (int)n;
 }
 
-/* Start and Post may begin when no fence epoch is open (as Lock). */
-static void no_fence(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
+/* The group at 2 of Post or Start, as flags per member (pushed; *n: how
+** many). They may begin when no fence epoch is open (as Lock). */
+static int *epoch_group(lua_State *L, mpb_state *st, mpb_win *w, int *n, const char *fname) {
+  int *in = lua_newuserdatauv(L, sizeof *in * (size_t)w->size, 0);
+  *n = group_arg(L, st, w, in, fname);
   if (w->fenced && w->nops)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is in a fence epoch (%d operation%s "
                "since the last Fence): end it with Fence(mpi.MODE_NOSUCCEED) first", fname,
                st->rank, st->size, w->nops, w->nops == 1 ? "" : "s");
   w->fenced = 0, w->nops = 0;
+  return in;
 }
 
 /* A wait for one message (POST or COMPLETE) from each member flagged in
@@ -131,9 +135,7 @@ static int Post(lua_State *L) {
   if (w->nexposed)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " an exposure epoch is open (Post): Wait or Test "
                "first", fname, st->rank, st->size);
-  int *in = lua_newuserdatauv(L, sizeof *in * (size_t)w->size, 0);
-  int n = group_arg(L, st, w, in, fname);
-  no_fence(L, st, w, fname);
+  int n, *in = epoch_group(L, st, w, &n, fname);
   if (!(a & MPI_MODE_NOSTORE)) CHECK(MPI_Win_sync(w->w), "MPI_Win_sync");
   memcpy(w->exposed, in, sizeof *in * (size_t)w->size);
   w->nexposed = n > 0 ? n : -1; /* an empty group's epoch is open too */
@@ -153,9 +155,7 @@ static int Start(lua_State *L) {
   if (w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window (a "
                "passive-target epoch): Unlock first", fname, st->rank, st->size);
-  int *in = lua_newuserdatauv(L, sizeof *in * (size_t)w->size, 0);
-  int n = group_arg(L, st, w, in, fname);
-  no_fence(L, st, w, fname);
+  int n, *in = epoch_group(L, st, w, &n, fname);
   wait_all(L, st, w, in, w->posts, fname);
   take(w, in, w->posts);
   memcpy(w->started, in, sizeof *in * (size_t)w->size);

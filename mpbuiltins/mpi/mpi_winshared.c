@@ -172,11 +172,5 @@ void mpb_winshared_methods(lua_State *L) {
 }
 
 void mpb_winshared_funcs(lua_State *L) {
-  luaL_newmetatable(L, MAP_MT);
-  lua_pushcfunction(L, map_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
-  lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
-  lua_pushcclosure(L, Win_allocate_shared, 1);
-  lua_setfield(L, -2, "Win_allocate_shared");
+  mpb_winalloc_open(L, MAP_MT, map_gc, Win_allocate_shared, "Win_allocate_shared");
 }
