@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** mpi/, windows: what mpi_win.c (the window and its epochs) and
-** mpi_winlock.c (the locks, granted by mplua) share.
+** mpi/, windows: what the window files share: mpi_win.c (the window, its
+** making and freeing), mpi_winargs.c (the checks), mpi_winlock.c (the locks
+** and the messages on MPB_CH_RMA), mpi_winfence.c, mpi_winpscw.c (the
+** epochs built by mplua), mpi_winreq.c, mpi_winatomic.c (the operations),
+** mpi_winalloc.c, mpi_winshared.c, mpi_windyn.c (the other memories).
 */
 #ifndef MPB_MPI_WIN_H
 #define MPB_MPI_WIN_H
@@ -27,7 +30,7 @@ typedef struct mpb_win {
   MPI_Comm comm;                /* the members' (mpb_comm_mpi) */
   int own_comm;
   mpb_comm *c;                  /* anchored by ref[0] */
-  int ref[3];                   /* registry: the comm, the array, pending buffers (a table) */
+  int ref[3];                   /* registry: the comm, the array (or nil), pending buffers */
   int dtype, size, rank;        /* the comm's size and this rank in it */
   int64_t *len;                 /* every member's element count */
   int64_t *off;                 /* every member's bytes from the window's base to its data */
@@ -105,8 +108,8 @@ int mpb_win_dtype(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, const
 ** form into *ureq. Returns the values pushed (Get: its array). */
 enum { MPB_RMA_PUT, MPB_RMA_GET, MPB_RMA_ACC, MPB_RMA_GACC };
 int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq);
-/* Raise unless target r is in an access epoch (a fence's or r's lock);
-** counts the operation about to be issued. */
+/* Raise unless target r is in an access epoch (a fence's, r's lock, or a
+** Start's); counts the operation about to be issued. */
 void mpb_win_epoch(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Raise unless this rank holds a lock on r (request-based operations). */
 void mpb_win_locked(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
