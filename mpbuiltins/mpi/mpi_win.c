@@ -8,6 +8,9 @@
 **   win:Fence()  win:Lock(rank [, kind])  win:Unlock(rank)  win:Flush(rank)
 **   win:Free()
 **
+** Win_allocate (mpi_winalloc.c), Win_allocate_shared (mpi_winshared.c) and
+** Win_create_dynamic (mpi_windyn.c) make theirs with mpb_win_make too.
+**
 ** No call waits for a rank that may not come. Win_create and Free first
 ** agree through an mplua collective on the window's communicator
 ** (interruptible, aborted cleanly by a fault; it also exchanges the array
@@ -59,73 +62,6 @@ void mpb_win_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const 
   int len = 0;
   if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS) snprintf(s, sizeof s, "MPI error %d", rc);
   luaL_error(L, "mp.%s: " MPB_RANKFMT " %s failed: %s", fname, st->rank, st->size, what, s);
-
-}
-
-win *mpb_win_check(lua_State *L, mpb_state *st, const char *fname) {
-  win **h = luaL_testudata(L, 1, MPB_WIN_MT);
-  if (!h)
-    luaL_error(L, "bad argument #1 to 'mp.%s' (" MPB_RANKFMT " window expected, got %s)", fname,
-               st->rank, st->size, luaL_typename(L, 1));
-  if (!*h)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " the window is freed (by Free or its task's end)",
-               fname, st->rank, st->size);
-  return *h;
-}
-
-int mpb_win_target(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
-  int ok;
-  lua_Integer r = lua_tointegerx(L, idx, &ok);
-  if (!ok)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " target rank expected, got %s)",
-               idx, fname, st->rank, st->size, luaL_typename(L, idx));
-  if (r < 0 || r >= w->size)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " target rank %I out of range "
-               "0..%d)", idx, fname, st->rank, st->size, (LUAI_UACINT)r, w->size - 1);
-  return (int)r;
-}
-
-/* The displacement at idx of n elements at target r, checked against r's array. */
-int64_t mpb_win_disp(lua_State *L, mpb_state *st, win *w, int idx, int r, int64_t n,
-                        const char *fname) {
-  int ok;
-  lua_Integer d = lua_tointegerx(L, idx, &ok);
-  if (!ok)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " displacement expected, got %s)",
-               idx, fname, st->rank, st->size, luaL_typename(L, idx));
-  if (d < 0 || n > w->len[r] || d > w->len[r] - n)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " elements %I..%I are outside "
-               "rank %d's window of %I elements (displacements count from 0))", idx, fname,
-               st->rank, st->size, (LUAI_UACINT)d, (LUAI_UACINT)(d + n - 1), r,
-               (LUAI_UACINT)w->len[r]);
-  return w->off[r] + d * w->esize; /* bytes from the target's base */
-}
-
-static mpb_array *array_arg(lua_State *L, mpb_state *st, int idx, const char *fname) {
-  mpb_array *a = mpb_array_test(L, idx);
-  if (!a)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " contiguous mp.Array expected, "
-               "got %s)", idx, fname, st->rank, st->size, luaL_typename(L, idx));
-  return a;
-}
-
-mpb_array *mpb_win_data(lua_State *L, mpb_state *st, win *w, int idx, const char *fname) {
-  mpb_array *a = array_arg(L, st, idx, fname);
-  if (a->dtype != w->dtype)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s array, the window holds %s)",
-               idx, fname, st->rank, st->size, mpb_dtype_name(a->dtype), mpb_dtype_name(w->dtype));
-  if (a->n > INT32_MAX)
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " more than 2^31 - 1 elements)",
-               idx, fname, st->rank, st->size);
-  return a;
-}
-
-/* An operation on target r needs an access epoch: a fence's or r's lock. */
-void mpb_win_epoch(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
-  if (!w->fenced && !w->lock[r])
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " no access epoch on rank %d: call Fence() or "
-               "Lock(%d) first", fname, st->rank, st->size, r, r);
-  if (!w->lock[r]) w->nops++; /* the fence epoch's (Unlock completes the others) */
 }
 
 /* Keep the array at idx alive until the epoch completes it. */
@@ -164,8 +100,14 @@ static void agree(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, v
                   vote *all) {
   mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_WIN);
   mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
+  static const char *const kinds[] = {"Win_create or Win_allocate", "Win_allocate_shared",
+                                      "Win_create_dynamic"};
   for (int r = 0; r < c->size; r++)
-    if (all[r].sig != mine.sig)
+    if (all[r].sig >> 8 != mine.sig >> 8)
+      luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator makes another kind of "
+                 "window (%s), this rank %s", fname, st->rank, st->size, r,
+                 kinds[(all[r].sig >> 8) % 3], kinds[(mine.sig >> 8) % 3]);
+    else if (all[r].sig != mine.sig)
       luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with a %s "
                  "array, this rank with %s", fname, st->rank, st->size, r,
                  mpb_dtype_name((int)(all[r].sig & 0xff)), mpb_dtype_name((int)(mine.sig & 0xff)));
@@ -218,6 +160,13 @@ void mpb_win_wait_reqs(lua_State *L, mpb_state *st, win *w, int r, const char *f
   drop_reqs(w, r);
 }
 
+void mpb_win_complete(lua_State *L, mpb_state *st, win *w, int r, const char *fname) {
+  mpb_win_wait_reqs(L, st, w, r, fname);
+  mpb_win_wake(st, w, r);
+  if (r >= 0) CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  else CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
+}
+
 /* ------------------------------------------------------------ freeing */
 /* Close the access the locks use (MPI_Win_lock_all): what is still in
 ** flight completes first (bounded: the targets' progress). */
@@ -242,13 +191,18 @@ static int destroy(lua_State *L, win *w) {
   int rc = close_epoch(w), rc2;
   if ((rc2 = MPI_Win_free(&w->w)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
   if (w->own_comm && (rc2 = MPI_Comm_free(&w->comm)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = rc2;
-  if (L && w->allocated) mpb_winalloc_release(L, w);
-  if (L)
+  if (L && (w->allocated || w->kind == MPB_WIN_SHARED)) mpb_winalloc_release(L, w);
+  if (L) {
     for (int i = 0; i < 3; i++) luaL_unref(L, LUA_REGISTRYINDEX, w->ref[i]);
+    luaL_unref(L, LUA_REGISTRYINDEX, w->xref);
+  }
+  mpb_windyn_free(w);
+  free(w->segat);
   free(w->len);
   free(w->off);
   free(w->serial);
   mpb_winlock_free(w);
+  mpb_winpscw_free(w);
   free(w->req);
   free(w->reqrank);
   return rc;
@@ -281,7 +235,8 @@ static void detach(lua_State *L, win *w) {
 static void free_win(lua_State *L, mpb_state *st, win *w, const char *fname) {
   for (int r = 0; r < w->size && w->nlocks; r++)
     if (w->lock[r]) mpb_win_unlock_one(L, st, w, r, fname);
-  vote mine = {w->dtype, 0, 0, 0}, *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
+  vote mine = {w->kind << 8 | w->dtype, 0, 0, 0},
+       *all = lua_newuserdatauv(L, sizeof *all * (size_t)w->size, 0);
   agree(L, st, w->c, fname, mine, all);
   lua_pop(L, 1);
   unlink_win(wins_of(st), w);
@@ -325,22 +280,26 @@ static void aborted(lua_State *L, mpb_state *st) {
 /* --------------------------------------------------------------- calls */
 /* mpi.Win_create(array [, comm]) */
 static int Win_create(lua_State *L) {
-  return mpb_win_create(L, mpb_mpi_get(L), "mpi.Win_create");
+  mpb_mpi *M = mpb_mpi_get(L);
+  const char *fname = "mpi.Win_create";
+  mpb_array *a = mpb_win_array(L, M->st, 1, fname);
+  lua_settop(L, 2);
+  mpb_winspec s = {MPB_WIN_PLAIN, a->dtype, a->n, a->data, 1, NULL};
+  return mpb_win_make(L, M, fname, 2, &s);
 }
 
-int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname) {
+int mpb_win_make(lua_State *L, mpb_mpi *M, const char *fname, int cidx, const mpb_winspec *s) {
   mpb_state *st = M->st;
   MPB_MPI_REGION(L, st, fname);
-  mpb_array *a = array_arg(L, st, 1, fname);
-  lua_settop(L, 2);
-  mpb_comm *c = mpb_mpi_comm(L, M, 2, fname);
-  if (lua_isnil(L, 2)) mpb_comm_pushworld(L), lua_replace(L, 2);
+  mpb_comm *c = mpb_mpi_comm(L, M, cidx, fname);
+  if (lua_isnil(L, cidx)) mpb_comm_pushworld(L), lua_replace(L, cidx);
   /* MPICH 4.0 (ch4:ucx) shifts accesses to a base that is not 16-byte
   ** aligned by 8 bytes: the window starts at the aligned address below the
   ** data (displacement unit 1), and every access adds its target's offset */
-  uintptr_t base = (uintptr_t)a->data & ~(uintptr_t)15;
+  uintptr_t base = (uintptr_t)s->data & ~(uintptr_t)15;
   wins *ws = wins_of(st);
-  vote mine = {a->dtype, a->n, (int64_t)((uintptr_t)a->data - base), ws->serials + 1},
+  vote mine = {s->kind << 8 | s->dtype, s->n, (int64_t)((uintptr_t)s->data - base),
+               ws->serials + 1},
        *all = lua_newuserdatauv(L, sizeof *all * (size_t)c->size, 0);
   agree(L, st, c, fname, mine, all);
   /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
@@ -349,28 +308,35 @@ int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname) {
   w->len = malloc(sizeof *w->len * (size_t)c->size);
   w->off = malloc(sizeof *w->off * (size_t)c->size);
   w->serial = malloc(sizeof *w->serial * (size_t)c->size);
-  w->c = c, w->dtype = a->dtype, w->size = c->size, w->rank = c->rank;
-  if (!w->len || !w->off || !w->serial || !mpb_winlock_alloc(w))
+  w->c = c, w->dtype = s->dtype, w->size = c->size, w->rank = c->rank, w->kind = s->kind;
+  if (!w->len || !w->off || !w->serial || !mpb_winlock_alloc(w) || !mpb_winpscw_alloc(w))
     mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
   for (int r = 0; r < c->size; r++)
     w->len[r] = all[r].n, w->off[r] = all[r].off, w->serial[r] = (int32_t)all[r].serial;
   ws->serials++;
-  w->etype = mpb_file_etype(a->dtype);
   int rc = mpb_comm_mpi(st, c, &w->comm, &w->own_comm);
-  w->esize = (int)mpb_dtype_size(a->dtype);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Win_create((void *)base, (MPI_Aint)(a->n * w->esize + mine.off), 1, MPI_INFO_NULL,
-                        w->comm, &w->w);
+  w->esize = (int)mpb_dtype_size(s->dtype);
+  MPI_Aint bytes = (MPI_Aint)(s->n * w->esize);
+  if (rc == MPI_SUCCESS && s->kind == MPB_WIN_PLAIN)
+    rc = MPI_Win_create((void *)base, bytes + (MPI_Aint)mine.off, 1, MPI_INFO_NULL, w->comm,
+                        &w->w);
+  else if (rc == MPI_SUCCESS && s->kind == MPB_WIN_SHARED)
+    rc = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, w->comm, s->shared, &w->w);
+  else if (rc == MPI_SUCCESS)
+    rc = MPI_Win_create_dynamic(MPI_INFO_NULL, w->comm, &w->w);
   if (rc == MPI_SUCCESS) rc = MPI_Win_set_errhandler(w->w, MPI_ERRORS_RETURN);
   if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, w->w);
   if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "MPI_Win_create failed"); /* collective: no way back */
   w->epoch = 1;
-  lua_pushvalue(L, 2);
+  lua_pushvalue(L, cidx);
   w->ref[0] = luaL_ref(L, LUA_REGISTRYINDEX);
-  lua_pushvalue(L, 1);
+  if (s->aidx) lua_pushvalue(L, s->aidx);
+  else lua_pushnil(L);
   w->ref[1] = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
   w->ref[2] = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  w->xref = luaL_ref(L, LUA_REGISTRYINDEX);
   if (ws->tail) ws->tail->next = w;
   else ws->head = w;
   ws->tail = w;
@@ -384,27 +350,6 @@ int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname) {
   return 1;
 }
 
-static const char *const op_names[] = {"sum", "prod", "min", "max", "band", "bor", "land",
-                                       "lor", "replace", "no_op", NULL};
-
-MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const win *w, int idx, const char *fname,
-                  int no_op) {
-  static const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX, MPI_BAND, MPI_BOR, MPI_LAND,
-                               MPI_LOR, MPI_REPLACE, MPI_NO_OP};
-  const char *s = lua_tostring(L, idx);
-  int k = 0;
-  while (s && op_names[k] && strcmp(op_names[k], s) != 0) k++;
-  if (!s || !op_names[k] || (k == 9 && !no_op))
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " op expected (mpi.SUM, PROD, MIN, "
-               "MAX, BAND, BOR, LAND, LOR, REPLACE%s), got %s)", idx, fname, st->rank, st->size,
-               no_op ? " or NO_OP" : "", s ? s : luaL_typename(L, idx));
-  int integral = w->dtype == MPB_I64 || w->dtype == MPB_I32 || w->dtype == MPB_U8;
-  int complex = w->dtype == MPB_C64 || w->dtype == MPB_C128;
-  if ((k >= 4 && k <= 7 && !integral) || ((k == 2 || k == 3) && complex))
-    luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " op '%s' does not apply to %s)",
-               idx, fname, st->rank, st->size, op_names[k], mpb_dtype_name(w->dtype));
-  return ops[k];
-}
 
 /* win:Put(a, rank, disp), win:Get(rank, disp, count | out),
 ** win:Accumulate(a, rank, disp, op); with ureq, their request-based forms
@@ -427,9 +372,10 @@ int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq) {
       if (n < 0 || n > INT32_MAX)
         luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count %I out of range)",
                    fname, st->rank, st->size, (LUAI_UACINT)n);
+      int dt = mpb_win_dtype(L, st, w, 3, r, fname);
       lua_settop(L, 4);
       int64_t dims[1] = {n};
-      a = mpb_array_new(L, w->dtype, 1, dims);
+      a = mpb_array_new(L, dt, 1, dims);
     } else {
       if (!mpb_array_test(L, 4))
         luaL_error(L, "bad argument #3 to 'mp.%s' (" MPB_RANKFMT " count or contiguous mp.Array "
@@ -443,27 +389,24 @@ int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq) {
     a = mpb_win_data(L, st, w, 2, fname);
     r = mpb_win_target(L, st, w, 3, fname);
   }
-  int64_t d = mpb_win_disp(L, st, w, op == MPB_RMA_GET ? 3 : 4, r, a->n, fname);
-  MPI_Op mop = op == MPB_RMA_ACC ? mpb_win_op(L, st, w, 5, fname, 0) : MPI_REPLACE;
-  if (ureq && !w->lock[r])
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " no lock on rank %d: request-based operations need "
-               "a passive-target epoch (Lock(%d) or Lock_all() first)", fname, st->rank,
-               st->size, r, r);
+  MPI_Aint d = mpb_win_disp(L, st, w, op == MPB_RMA_GET ? 3 : 4, r, a->dtype, a->n, fname);
+  MPI_Op mop = op == MPB_RMA_ACC ? mpb_win_op(L, st, a->dtype, 5, fname, 0) : MPI_REPLACE;
+  if (ureq) mpb_win_locked(L, st, w, r, fname);
   mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
+  MPI_Datatype t = mpb_file_etype(a->dtype);
   MPI_Request *q = ureq ? ureq : op == MPB_RMA_GET || w->lock[r]
                                      ? mpb_win_new_req(L, st, w, r, fname) : NULL;
   if (op == MPB_RMA_GET)
-    CHECK(MPI_Rget(a->data, n, w->etype, r, d, n, w->etype, w->w, q), "MPI_Rget");
+    CHECK(MPI_Rget(a->data, n, t, r, d, n, t, w->w, q), "MPI_Rget");
   else if (op == MPB_RMA_PUT && q)
-    CHECK(MPI_Rput(a->data, n, w->etype, r, d, n, w->etype, w->w, q), "MPI_Rput");
+    CHECK(MPI_Rput(a->data, n, t, r, d, n, t, w->w, q), "MPI_Rput");
   else if (op == MPB_RMA_PUT)
-    CHECK(MPI_Put(a->data, n, w->etype, r, d, n, w->etype, w->w), "MPI_Put");
+    CHECK(MPI_Put(a->data, n, t, r, d, n, t, w->w), "MPI_Put");
   else if (q)
-    CHECK(MPI_Raccumulate(a->data, n, w->etype, r, d, n, w->etype, mop, w->w, q),
-          "MPI_Raccumulate");
+    CHECK(MPI_Raccumulate(a->data, n, t, r, d, n, t, mop, w->w, q), "MPI_Raccumulate");
   else
-    CHECK(MPI_Accumulate(a->data, n, w->etype, r, d, n, w->etype, mop, w->w), "MPI_Accumulate");
+    CHECK(MPI_Accumulate(a->data, n, t, r, d, n, t, mop, w->w), "MPI_Accumulate");
   mpb_win_pend(L, w, vidx);
   return op == MPB_RMA_GET;
 }
@@ -474,22 +417,23 @@ static int Accumulate(lua_State *L) { return mpb_win_rma(L, MPB_RMA_ACC, "mpi.Ac
 
 /* win:Free() (collective) */
 static int Free(lua_State *L) {
-  const char *fname = "mpi.Win_free";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  win *w = mpb_win_check(L, st, fname);
-  if (w->nlocks)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds a lock on the window: Unlock first",
-               fname, st->rank, st->size);
+  MPB_WIN_ENTER("mpi.Win_free");
+  if (w->nlocks || w->nstarted || w->nexposed)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, w->nlocks
+               ? "this rank holds a lock on the window: Unlock first" : w->nstarted
+               ? "an access epoch is open (Start): Complete first"
+               : "an exposure epoch is open (Post): Wait first");
   free_win(L, st, w, fname);
   return 0;
 }
 
 static int win_tostring(lua_State *L) {
   win **h = lua_touserdata(L, 1);
-  if (*h) lua_pushfstring(L, "mp.mpi.Win(%s, %I elements here, %d ranks)",
-                          mpb_dtype_name((*h)->dtype), (LUAI_UACINT)(*h)->len[(*h)->rank],
-                          (*h)->size);
+  if (*h && (*h)->kind == MPB_WIN_DYNAMIC)
+    lua_pushfstring(L, "mp.mpi.Win(dynamic, %d ranks)", (*h)->size);
+  else if (*h) lua_pushfstring(L, "mp.mpi.Win(%s, %I elements here, %d ranks)",
+                               mpb_dtype_name((*h)->dtype), (LUAI_UACINT)(*h)->len[(*h)->rank],
+                               (*h)->size);
   else lua_pushliteral(L, "mp.mpi.Win(freed)");
   return 1;
 }
@@ -520,11 +464,16 @@ void mpb_mpi_win_funcs(lua_State *L) {
   mpb_winfence_methods(L);
   mpb_winreq_methods(L);
   mpb_winatomic_methods(L);
+  mpb_winpscw_methods(L);
+  mpb_winshared_methods(L);
+  mpb_windyn_methods(L);
   mpb_class_end(L, NULL, meta);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* Win_create's upvalue (mpb_mpi_get) */
   lua_pushcclosure(L, Win_create, 1);
   lua_setfield(L, -2, "Win_create");
   mpb_winalloc_funcs(L);
+  mpb_winshared_funcs(L);
+  mpb_windyn_funcs(L);
   lua_pushliteral(L, "replace");
   lua_setfield(L, -2, "REPLACE");
   lua_pushliteral(L, "no_op");

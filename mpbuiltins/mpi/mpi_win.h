@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** mpi/, windows: what mpi_win.c (the window and its epochs) and
-** mpi_winlock.c (the locks, granted by mplua) share.
+** mpi/, windows: what the window files share: mpi_win.c (the window, its
+** making and freeing), mpi_winargs.c (the checks), mpi_winlock.c (the locks
+** and the messages on MPB_CH_RMA), mpi_winfence.c, mpi_winpscw.c (the
+** epochs built by mplua), mpi_winreq.c, mpi_winatomic.c (the operations),
+** mpi_winalloc.c, mpi_winshared.c, mpi_windyn.c (the other memories).
 */
 #ifndef MPB_MPI_WIN_H
 #define MPB_MPI_WIN_H
@@ -27,9 +30,8 @@ typedef struct mpb_win {
   MPI_Comm comm;                /* the members' (mpb_comm_mpi) */
   int own_comm;
   mpb_comm *c;                  /* anchored by ref[0] */
-  int ref[3];                   /* registry: the comm, the array, pending buffers (a table) */
+  int ref[3];                   /* registry: the comm, the array (or nil), pending buffers */
   int dtype, size, rank;        /* the comm's size and this rank in it */
-  MPI_Datatype etype;
   int64_t *len;                 /* every member's element count */
   int64_t *off;                 /* every member's bytes from the window's base to its data */
   int32_t *serial;              /* every member's number for this window (lock messages) */
@@ -47,7 +49,20 @@ typedef struct mpb_win {
   int *reqrank, nreq, capreq;
   int allocated;                /* Win_allocate's: its array (ref[1]) dies with it */
   struct mpb_winreq *ureqs;     /* the users' requests (Rput, ...) still pending (mpi_winreq.c) */
+  /* generalized active target (mpi_winpscw.c) */
+  int *started;                 /* per target: in this rank's access epoch (Start's group) */
+  int *exposed;                 /* per origin: in this rank's exposure epoch (Post's group) */
+  int *posts, *completes;       /* per member: its Post / Complete messages not yet consumed */
+  int nstarted, nexposed;
+  int postassert;               /* the open exposure epoch's Post assert */
+  /* kinds: Win_allocate_shared's segments (mpi_winshared.c), a dynamic window (mpi_windyn.c) */
+  int kind;
+  int xref;                     /* registry: shared: the views handed out; dynamic: attached arrays */
+  struct mpb_windyn *dyn;       /* dynamic: the regions attached here, those of others looked up */
+  char *segbase;                /* shared: this rank's mapping of the members' segments */
+  int64_t *segat;               /* shared: each member's segment, bytes from segbase */
 } mpb_win;
+enum { MPB_WIN_PLAIN, MPB_WIN_SHARED, MPB_WIN_DYNAMIC };
 
 /* mpi_win.c's state (st->slot[MPB_SLOT_WIN]). */
 typedef struct mpb_wins {
@@ -61,28 +76,43 @@ static inline mpb_wins *mpb_wins_of(mpb_state *st) { return st->slot[MPB_SLOT_WI
 
 #define MPB_WIN_MT "mp.mpi.Win"
 
-/* ---------------------------------------------------------- mpi_win.c */
+/* The prologue of a window method: its name, the state, a trace region named
+** by it around the rest of the scope, the window at 1 (checked). */
+#define MPB_WIN_ENTER(name)                                                             \
+  const char *fname = (name);                                                           \
+  mpb_state *st = mpb_get(L);                                                           \
+  MPB_MPI_REGION(L, st, fname);                                                         \
+  mpb_win *w = mpb_win_check(L, st, fname)
+
+/* ------------------------------------------------- mpi_win.c, mpi_winargs.c */
 /* Raise "mp.fname: [rank r/n] what failed: <MPI's words>". */
 void mpb_win_fail(lua_State *L, mpb_state *st, const char *fname, int rc, const char *what);
 #define MPB_WIN_CHECK(call, what) do { int rc_ = (call); \
     if (rc_ != MPI_SUCCESS) mpb_win_fail(L, st, fname, rc_, what); } while (0)
 /* Arguments, checked: the window at 1 (not freed), a target rank, the
-** displacement of n elements at target r (bytes from its base), an array of
-** the window's dtype, an op (no_op: MPI_NO_OP allowed). */
+** displacement at idx of n elements of dtype at target r (the target
+** displacement MPI takes: bytes from r's base, or an address in a dynamic
+** window), a contiguous array, an op valid on dtype (no_op: MPI_NO_OP
+** allowed). */
 mpb_win *mpb_win_check(lua_State *L, mpb_state *st, const char *fname);
 int mpb_win_target(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
-int64_t mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, int64_t n,
-                     const char *fname);
+MPI_Aint mpb_win_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, int dtype,
+                      int64_t n, const char *fname);
 mpb_array *mpb_win_data(lua_State *L, mpb_state *st, mpb_win *w, int idx, const char *fname);
-MPI_Op mpb_win_op(lua_State *L, mpb_state *st, const mpb_win *w, int idx, const char *fname,
-                  int no_op);
+mpb_array *mpb_win_array(lua_State *L, mpb_state *st, int idx, const char *fname); /* any size */
+MPI_Op mpb_win_op(lua_State *L, mpb_state *st, int dtype, int idx, const char *fname, int no_op);
+/* The dtype of a result made for a count at target r, displacement at idx:
+** the window's, or the attached array's in a dynamic window. */
+int mpb_win_dtype(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, const char *fname);
 /* Put, Get, Accumulate (of the arguments at 2..); ureq: the request-based
 ** form into *ureq. Returns the values pushed (Get: its array). */
-enum { MPB_RMA_PUT, MPB_RMA_GET, MPB_RMA_ACC };
+enum { MPB_RMA_PUT, MPB_RMA_GET, MPB_RMA_ACC, MPB_RMA_GACC };
 int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq);
-/* Raise unless target r is in an access epoch (a fence's or r's lock);
-** counts the operation about to be issued. */
+/* Raise unless target r is in an access epoch (a fence's, r's lock, or a
+** Start's); counts the operation about to be issued. */
 void mpb_win_epoch(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Raise unless this rank holds a lock on r (request-based operations). */
+void mpb_win_locked(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Keep the value at idx alive until the epoch ends / the epoch ended. */
 void mpb_win_pend(lua_State *L, mpb_win *w, int idx);
 void mpb_win_unpend(lua_State *L, mpb_win *w);
@@ -90,6 +120,9 @@ void mpb_win_unpend(lua_State *L, mpb_win *w);
 MPI_Request *mpb_win_new_req(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Wait in the one wait for the operations to r (-1: all). */
 void mpb_win_wait_reqs(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Complete the operations to r (-1: all) here and at their targets: their
+** requests in the one wait, the targets woken, MPI_Win_flush(_all). */
+void mpb_win_complete(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
 /* Wake target r (-1: every member) if it naps: MPI_Win_flush needs its progress. */
 void mpb_win_wake(mpb_state *st, mpb_win *w, int r);
 
@@ -100,6 +133,10 @@ void mpb_winlock_methods(lua_State *L);
 /* Give r's lock back: its operations complete here and at r, then the
 ** release. */
 void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname);
+/* Send op (with len bytes of body) about w to member r, or handle it here. */
+enum { MPB_WOP_SHARED = MPB_SHARED, MPB_WOP_EXCLUSIVE = MPB_EXCLUSIVE, MPB_WOP_RELEASE,
+       MPB_WOP_GRANT, MPB_WOP_POST, MPB_WOP_COMPLETE, MPB_WOP_LOOKUP, MPB_WOP_REGION };
+void mpb_win_post(mpb_state *st, mpb_win *w, int r, int op, const void *body, size_t len);
 /* Allocate w's tables (size members); 0: no memory. */
 int mpb_winlock_alloc(mpb_win *w);
 void mpb_winlock_free(mpb_win *w);
@@ -118,16 +155,33 @@ void mpb_winfence_methods(lua_State *L);
 int mpb_win_assert(lua_State *L, mpb_state *st, int idx, int allowed, const char *names,
                    const char *fname);
 
-/* Win_create of the array at 1 on the communicator at 2 (nil: the world):
-** pushes the window. */
-int mpb_win_create(lua_State *L, mpb_mpi *M, const char *fname);
+/* What a new window is made of. */
+typedef struct mpb_winspec {
+  int kind, dtype;
+  int64_t n;                    /* elements here */
+  void *data;                   /* MPB_WIN_PLAIN: the memory */
+  int aidx;                     /* its array on the stack (0: none) */
+  void *shared;                 /* MPB_WIN_SHARED: where MPI's base pointer goes */
+} mpb_winspec;
+/* Make a window on the communicator at cidx (nil: the world; replaced by
+** it): an agreement of the members, then MPI's collective; pushes it. */
+int mpb_win_make(lua_State *L, mpb_mpi *M, const char *fname, int cidx, const mpb_winspec *s);
 
 /* ---------------------------------------------------- mpi_winalloc.c */
 /* mpi.Win_allocate into the mp.mpi table on top (mp.mpi.state's upvalue). */
 void mpb_winalloc_funcs(lua_State *L);
-/* The window w of Win_allocate is being freed: its array becomes empty,
-** and every use of it an error saying so. */
+/* The window w of Win_allocate (or Win_allocate_shared) is being freed: its
+** arrays become empty, and every use of them an error saying so. */
 void mpb_winalloc_release(lua_State *L, mpb_win *w);
+/* Push a 1-D array of n elements of dtype over zeroed MPI_Alloc_mem memory
+** (given back when nothing refers to it). */
+mpb_array *mpb_winalloc_mem(lua_State *L, mpb_state *st, int64_t n, int dtype, const char *fname);
+/* Into the mp.mpi table on top: name, the closure f (upvalue: mp.mpi's
+** state), and the metatable mt with its __gc (f's memory). */
+void mpb_winalloc_open(lua_State *L, const char *mt, lua_CFunction gc, lua_CFunction f,
+                       const char *name);
+/* The count at 1 and the dtype at 2 of Win_allocate(_shared), checked. */
+int mpb_winalloc_args(lua_State *L, mpb_state *st, int64_t *n, const char *fname);
 
 /* ------------------------------------------------------ mpi_winreq.c */
 /* Rput, Rget, Raccumulate into the methods table on top. */
@@ -136,8 +190,40 @@ void mpb_winreq_methods(lua_State *L);
 ** bounded: their data has left or is coming); returns MPI's code. */
 int mpb_winreq_close(mpb_win *w);
 
+/* ------------------------------------------------------ mpi_winpscw.c */
+/* Post, Start, Complete, Wait, Test into the methods table on top. */
+void mpb_winpscw_methods(lua_State *L);
+/* Allocate / free w's tables (0: no memory). */
+int mpb_winpscw_alloc(mpb_win *w);
+void mpb_winpscw_free(mpb_win *w);
+
+/* ---------------------------------------------------- mpi_winshared.c */
+/* mpi.Win_allocate_shared into the mp.mpi table on top; Shared_query into
+** the methods table (below it). */
+void mpb_winshared_funcs(lua_State *L);
+void mpb_winshared_methods(lua_State *L);
+
+/* ------------------------------------------------------- mpi_windyn.c */
+/* mpi.Win_create_dynamic, mpi.Get_address into the mp.mpi table on top. */
+void mpb_windyn_funcs(lua_State *L);
+/* Attach, Detach into the methods table on top. */
+void mpb_windyn_methods(lua_State *L);
+/* The address at idx of n elements of dtype attached at target r (looked
+** up there the first time: a wait for its answer), checked. */
+MPI_Aint mpb_windyn_disp(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, int dtype,
+                         int64_t n, const char *fname);
+/* The dtype of the array attached at target r at the address at idx. */
+int mpb_windyn_dtype(lua_State *L, mpb_state *st, mpb_win *w, int idx, int r, const char *fname);
+/* What a lookup message (op) from member from says (the arrival hook). */
+void mpb_windyn_handle(mpb_state *st, mpb_win *w, int from, int op, const char *body,
+                       size_t len);
+void mpb_windyn_free(mpb_win *w);
+
 /* ---------------------------------------------------- mpi_winatomic.c */
 /* Fetch_and_op, Compare_and_swap, Get_accumulate into the methods table. */
 void mpb_winatomic_methods(lua_State *L);
+/* Get_accumulate of the arguments at 2.. (ureq: its request-based form,
+** MPI_Rget_accumulate into *ureq, under a lock); pushes the result array. */
+int mpb_win_getacc(lua_State *L, const char *fname, MPI_Request *ureq);
 
 #endif

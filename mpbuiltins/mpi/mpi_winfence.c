@@ -84,10 +84,7 @@ static void barrier(lua_State *L, mpb_state *st, mpb_win *w, int shared, const c
 
 /* win:Fence([assert]) */
 static int Fence(lua_State *L) {
-  const char *fname = "mpi.Win_fence";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_fence");
   int a = mpb_win_assert(L, st, 2, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
                          MPI_MODE_NOSUCCEED, "MODE_NOSTORE, MODE_NOPUT, MODE_NOPRECEDE, "
                          "MODE_NOSUCCEED", fname);
@@ -101,11 +98,11 @@ static int Fence(lua_State *L) {
     luaL_error(L, "mp.%s: " MPB_RANKFMT " MODE_NOPRECEDE, but this rank issued %d operation%s "
                "since the last Fence", fname, st->rank, st->size, w->nops,
                w->nops == 1 ? "" : "s");
-  if (w->nops) {
-    mpb_win_wait_reqs(L, st, w, -1, fname);
-    mpb_win_wake(st, w, -1);
-    CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
-  }
+  if (w->nstarted || w->nexposed)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank is in a%s epoch of Post/Start (an active "
+               "target one): %s first", fname, st->rank, st->size,
+               w->nstarted ? "n access" : "n exposure", w->nstarted ? "Complete" : "Wait");
+  if (w->nops) mpb_win_complete(L, st, w, -1, fname);
   if (!(a & MPI_MODE_NOSTORE)) CHECK(MPI_Win_sync(w->w), "MPI_Win_sync");
   barrier(L, st, w, a & SHARED_BITS, fname);
   if (!(a & MPI_MODE_NOPRECEDE) && !w->noput) CHECK(MPI_Win_sync(w->w), "MPI_Win_sync");
@@ -119,10 +116,7 @@ static int Fence(lua_State *L) {
 /* win:Sync(): MPI_Win_sync, the public and private copies of this rank's
 ** window made one (a memory barrier under MPI's unified model). */
 static int Sync(lua_State *L) {
-  const char *fname = "mpi.Win_sync";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_sync");
   if (lua_gettop(L) > 1)
     luaL_error(L, "bad argument #2 to 'mp.%s' (" MPB_RANKFMT " no argument expected, got %s)",
                fname, st->rank, st->size, luaL_typename(L, 2));

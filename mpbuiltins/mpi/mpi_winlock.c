@@ -40,7 +40,8 @@
 #include "chan/wait.h"
 #include "mpi/mpi_win.h"
 
-enum { OP_SHARED = MPB_SHARED, OP_EXCLUSIVE = MPB_EXCLUSIVE, OP_RELEASE, OP_GRANT };
+enum { OP_SHARED = MPB_WOP_SHARED, OP_EXCLUSIVE = MPB_WOP_EXCLUSIVE, OP_RELEASE = MPB_WOP_RELEASE,
+       OP_GRANT = MPB_WOP_GRANT };
 
 int mpb_winlock_alloc(mpb_win *w) {
   size_t n = (size_t)w->size;
@@ -61,17 +62,23 @@ void mpb_winlock_free(mpb_win *w) {
   free(w->mgr.qkind);
 }
 
-static void handle(mpb_state *st, mpb_win *w, int from, int op);
+static void handle(mpb_state *st, mpb_win *w, int from, int op, const char *body, size_t len);
 
 /* Send op about w to member r (its own number for w), or handle it here. */
-static void post(mpb_state *st, mpb_win *w, int r, int op) {
+void mpb_win_post(mpb_state *st, mpb_win *w, int r, int op, const void *body, size_t len) {
   if (r == w->rank) {
-    handle(st, w, r, op);
+    handle(st, w, r, op, body, len);
     return;
   }
+  char buf[sizeof(mpb_uhdr) + 64];
   mpb_uhdr h = {st->task, w->c->id, (uint32_t)op, 0, w->serial[r]};
-  mpb_send_quiet(st, w->c->ranks[r], MPB_CH_RMA, &h, sizeof h);
+  if (len > sizeof buf - sizeof h) len = sizeof buf - sizeof h;
+  memcpy(buf, &h, sizeof h);
+  if (len) memcpy(buf + sizeof h, body, len);
+  mpb_send_quiet(st, w->c->ranks[r], MPB_CH_RMA, buf, sizeof h + len);
 }
+
+static void post(mpb_state *st, mpb_win *w, int r, int op) { mpb_win_post(st, w, r, op, NULL, 0); }
 
 /* Grant the oldest requests while they can be: an exclusive one when
 ** nobody holds the lock, a shared one when nobody holds it exclusively. */
@@ -92,7 +99,7 @@ static void grant(mpb_state *st, mpb_win *w) {
 
 /* What member from says about w. Origins wait for their grant before they
 ** ask again, so a well-formed stream has one request per origin at most. */
-static void handle(mpb_state *st, mpb_win *w, int from, int op) {
+static void handle(mpb_state *st, mpb_win *w, int from, int op, const char *body, size_t len) {
   mpb_lockmgr *g = &w->mgr;
   switch (op) {
     case OP_SHARED:
@@ -112,6 +119,16 @@ static void handle(mpb_state *st, mpb_win *w, int from, int op) {
     case OP_GRANT:
       w->granted[from] = 1;
       break;
+    case MPB_WOP_POST:
+      w->posts[from]++;
+      break;
+    case MPB_WOP_COMPLETE:
+      w->completes[from]++;
+      break;
+    case MPB_WOP_LOOKUP:
+    case MPB_WOP_REGION:
+      mpb_windyn_handle(st, w, from, op, body, len);
+      break;
     default: break;
   }
 }
@@ -122,14 +139,15 @@ static int arrived(mpb_state *st, mpb_msg *m) {
   if (m->chan != MPB_CH_RMA) return ws->next_hook ? ws->next_hook(st, m) : 0;
   mpb_uhdr h = mpb_msg_hdr(m);
   int src = m->src;
+  if (h.task == st->task && ws->halted != st->task) /* else aborted: tables cleared */
+    for (mpb_win *w = ws->head; w; w = w->next)
+      if (w->serial[w->rank] == h.aux && w->c->id == h.comm) {
+        int from = mpb_comm_of(w->c, src);
+        size_t len = m->len > sizeof h ? m->len - sizeof h : 0;
+        if (from >= 0) handle(st, w, from, (int)h.flags, m->buf + sizeof h, len);
+        break;
+      }
   mpb_msg_free(m);
-  if (h.task != st->task || ws->halted == st->task) return 1; /* aborted: tables cleared */
-  for (mpb_win *w = ws->head; w; w = w->next)
-    if (w->serial[w->rank] == h.aux && w->c->id == h.comm) {
-      int from = mpb_comm_of(w->c, src);
-      if (from >= 0) handle(st, w, from, (int)h.flags);
-      break;
-    }
   return 1;
 }
 
@@ -177,9 +195,7 @@ static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind, in
 }
 
 void mpb_win_unlock_one(lua_State *L, mpb_state *st, mpb_win *w, int r, const char *fname) {
-  mpb_win_wait_reqs(L, st, w, r, fname);
-  mpb_win_wake(st, w, r);
-  MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  mpb_win_complete(L, st, w, r, fname);
   int nocheck = w->lock[r] & MPB_LOCK_NOCHECK;
   w->lock[r] = MPB_UNLOCKED;
   w->nlocks--;
@@ -212,6 +228,9 @@ static void lockable(lua_State *L, mpb_state *st, mpb_win *w, const char *fname)
   if (w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds the locks of Lock_all: Unlock_all "
                "first", fname, st->rank, st->size);
+  if (w->nstarted)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " an access epoch is open (Start): Complete first",
+               fname, st->rank, st->size);
 }
 
 /* The lock kind at 3: "exclusive" (default), "shared", mpi.LOCK_EXCLUSIVE,
@@ -237,10 +256,7 @@ static int lock_kind(lua_State *L, mpb_state *st, const char *fname) {
 
 /* win:Lock(rank [, kind [, assert]]) */
 static int Lock(lua_State *L) {
-  const char *fname = "mpi.Win_lock";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_lock");
   int r = mpb_win_target(L, st, w, 2, fname);
   int k = lock_kind(L, st, fname);
   int a = mpb_win_assert(L, st, 4, MPI_MODE_NOCHECK, "MODE_NOCHECK", fname);
@@ -254,10 +270,7 @@ static int Lock(lua_State *L) {
 
 /* win:Lock_all([assert]): a shared lock on every member */
 static int Lock_all(lua_State *L) {
-  const char *fname = "mpi.Win_lock_all";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_lock_all");
   int a = mpb_win_assert(L, st, 2, MPI_MODE_NOCHECK, "MODE_NOCHECK", fname);
   lockable(L, st, w, fname);
   if (w->nlocks)
@@ -279,10 +292,7 @@ static int held(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
 
 /* win:Unlock(rank): the requests in the one wait, MPI_Win_flush, the release. */
 static int Unlock(lua_State *L) {
-  const char *fname = "mpi.Win_unlock";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_unlock");
   int r = held(L, st, w, fname);
   if (w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " the locks are Lock_all's: Unlock_all releases them",
@@ -292,23 +302,13 @@ static int Unlock(lua_State *L) {
   return 0;
 }
 
-/* Every operation complete here (the one wait), then at its target. */
-static void flush_all(lua_State *L, mpb_state *st, mpb_win *w, const char *fname) {
-  mpb_win_wait_reqs(L, st, w, -1, fname);
-  mpb_win_wake(st, w, -1);
-  MPB_WIN_CHECK(MPI_Win_flush_all(w->w), "MPI_Win_flush_all");
-}
-
 /* win:Unlock_all() */
 static int Unlock_all(lua_State *L) {
-  const char *fname = "mpi.Win_unlock_all";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_unlock_all");
   if (!w->all)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no Lock_all on the window", fname,
                st->rank, st->size);
-  flush_all(L, st, w, fname);
+  mpb_win_complete(L, st, w, -1, fname);
   for (int r = 0; r < w->size; r++) {
     if (!(w->lock[r] & MPB_LOCK_NOCHECK)) post(st, w, r, OP_RELEASE);
     w->lock[r] = MPB_UNLOCKED;
@@ -320,27 +320,18 @@ static int Unlock_all(lua_State *L) {
 
 /* win:Flush(rank) */
 static int Flush(lua_State *L) {
-  const char *fname = "mpi.Win_flush";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
-  int r = held(L, st, w, fname);
-  mpb_win_wait_reqs(L, st, w, r, fname);
-  mpb_win_wake(st, w, r);
-  MPB_WIN_CHECK(MPI_Win_flush(r, w->w), "MPI_Win_flush");
+  MPB_WIN_ENTER("mpi.Win_flush");
+  mpb_win_complete(L, st, w, held(L, st, w, fname), fname);
   return 0;
 }
 
 /* win:Flush_all() */
 static int Flush_all(lua_State *L) {
-  const char *fname = "mpi.Win_flush_all";
-  mpb_state *st = mpb_get(L);
-  MPB_MPI_REGION(L, st, fname);
-  mpb_win *w = mpb_win_check(L, st, fname);
+  MPB_WIN_ENTER("mpi.Win_flush_all");
   if (!w->nlocks)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " this rank holds no lock on the window", fname,
                st->rank, st->size);
-  flush_all(L, st, w, fname);
+  mpb_win_complete(L, st, w, -1, fname);
   return 0;
 }
 

@@ -4,13 +4,14 @@
 **
 **   req = win:Rput(a, rank, disp)        req = win:Rget(rank, disp, count | out)
 **   req = win:Raccumulate(a, rank, disp, op)
+**   req = win:Rget_accumulate(a, rank, disp, op [, out])
 **
-** MPI_Rput, MPI_Rget, MPI_Raccumulate under a lock on the target (MPI
+** MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate under a lock on the target (MPI
 ** allows them in passive-target epochs only). The request is an
 ** mp.mpi.Request and mixes with the others in every Wait/Test call
 ** (mpi_req.c asks mpb_mpi_rma_done); it completes when MPI's does: locally
-** (a's elements may change again; Rget's array holds the data, and its Wait
-** gives it); Flush or Unlock complete the operation at the target. Testing
+** (a's elements may change again; Rget's and Rget_accumulate's array holds
+** the data, and its Wait gives it); Flush or Unlock complete the operation at the target. Testing
 ** it wakes the target now and then, since its progress completes the
 ** operation and RMA wakes no one; a wait for it is not described to the
 ** deadlock detector (nothing but progress is missing: the rank counts as
@@ -95,7 +96,8 @@ int mpb_winreq_close(mpb_win *w) {
 ** then its request (pushed). */
 static int issue(lua_State *L, int op, const char *fname) {
   MPI_Request mreq = MPI_REQUEST_NULL;
-  int got = mpb_win_rma(L, op, fname, &mreq);
+  int got = op == MPB_RMA_GACC ? mpb_win_getacc(L, fname, &mreq)
+                               : mpb_win_rma(L, op, fname, &mreq);
   int aidx = got ? lua_gettop(L) : 0;
   mpb_win *w = *(mpb_win **)lua_touserdata(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
@@ -106,7 +108,7 @@ static int issue(lua_State *L, int op, const char *fname) {
   q->target = (int)lua_tointeger(L, op == MPB_RMA_GET ? 2 : 3);
   q->base.peer = q->target;
   q->base.tag = -1;
-  q->get = op == MPB_RMA_GET;
+  q->get = op == MPB_RMA_GET || op == MPB_RMA_GACC;
   q->aref = LUA_NOREF;
   q->w = w;
   q->next = w->ureqs;
@@ -125,9 +127,14 @@ static int Rput(lua_State *L) { return issue(L, MPB_RMA_PUT, "mpi.Rput"); }
 static int Rget(lua_State *L) { return issue(L, MPB_RMA_GET, "mpi.Rget"); }
 /* win:Raccumulate(a, rank, disp, op) -> request */
 static int Raccumulate(lua_State *L) { return issue(L, MPB_RMA_ACC, "mpi.Raccumulate"); }
+/* win:Rget_accumulate(a, rank, disp, op [, out]) -> request (its Wait gives the old values) */
+static int Rget_accumulate(lua_State *L) {
+  return issue(L, MPB_RMA_GACC, "mpi.Rget_accumulate");
+}
 
 void mpb_winreq_methods(lua_State *L) {
   static const luaL_Reg methods[] = {
-      {"Rput", Rput}, {"Rget", Rget}, {"Raccumulate", Raccumulate}, {NULL, NULL}};
+      {"Rput", Rput}, {"Rget", Rget}, {"Raccumulate", Raccumulate},
+      {"Rget_accumulate", Rget_accumulate}, {NULL, NULL}};
   luaL_setfuncs(L, methods, 0);
 }

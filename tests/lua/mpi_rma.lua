@@ -5,6 +5,8 @@
 -- values visible after the epoch, bad input, faults in Win_create, in
 -- Fence and while holding a lock (the next task works), and windows freed
 -- at each task's end.
+package.path = "lib/?.lua;" .. package.path
+local fails = require("mpi_checks").fails
 local n = mp.size
 local dtypes = {"f64", "f32", "i64", "i32", "u8", "c64", "c128"}
 
@@ -101,10 +103,6 @@ end)
 mp.exec(function()
   local mpi, me, size = mp.mpi, mp.rank, mp.size
   local R = "%[rank " .. me .. "/" .. size .. "%]"
-  local function fails(pattern, f, ...)
-    local ok, err = pcall(f, ...)
-    assert(not ok and tostring(err):find(pattern), "expected '" .. pattern .. "', got " .. tostring(err))
-  end
   local a = mp.array("f64", 4)
   local w = mpi.Win_create(a)
   fails("bad argument #1 to 'mp.mpi.Win_create'", mpi.Win_create, {})
@@ -115,8 +113,11 @@ mp.exec(function()
   fails("bad argument #4 to 'mp.mpi.Put' %(" .. R .. " elements 3%.%.4 are outside rank 0's window of 4",
         w.Put, w, mp.array("f64", 2), 0, 3)
   fails("elements %-1%.%.%-1 are outside", w.Put, w, mp.array("f64", 1), 0, -1)
-  fails("bad argument #2 to 'mp.mpi.Put' %(" .. R .. " i32 array, the window holds f64",
-        w.Put, w, mp.array("i32", 1), 0, 0)
+  -- arrays of another dtype than the window's: bounds in bytes, alignment
+  fails("bad argument #4 to 'mp.mpi.Put' %(" .. R .. " 3 i32 elements at displacement 3 %(in f64 elements, from 0%) reach outside rank 0's window of 4 f64 elements",
+        w.Put, w, mp.array("i32", 3), 0, 3)
+  fails("bad argument #5 to 'mp.mpi.Accumulate' %(" .. R .. " op 'max' does not apply to c64",
+        w.Accumulate, w, mp.array("c64", 1), 0, 0, mpi.MAX)
   fails("bad argument #3 to 'mp.mpi.Get' %(" .. R .. " elements 0%.%.4 are outside", w.Get, w, 0, 0, 5)
   fails("bad argument #5 to 'mp.mpi.Accumulate' %(" .. R .. " op 'band' does not apply to f64",
         w.Accumulate, w, mp.array("f64", 1), 0, 0, mpi.BAND)
@@ -139,7 +140,6 @@ local ok, err = pcall(mp.mpi.Win_create, mp.array("f64", 1))
 assert(not ok and tostring(err):find("not inside a parallel task"), tostring(err))
 
 -- faults: in Win_create, in Fence, while holding a lock; the next task works
-package.path = "lib/?.lua;" .. package.path
 local rounds = require "fault_rounds"
 rounds(function(bad, mode)
   local mpi, me = mp.mpi, mp.rank

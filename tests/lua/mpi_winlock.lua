@@ -7,6 +7,8 @@
 -- sub-communicator; mp.abort and faults at every step (holding a lock,
 -- waiting for one, in Unlock, in Flush), each followed by a clean task with a
 -- new window; a lock never released is a deadlock named in MPI's words.
+package.path = "lib/?.lua;" .. package.path
+local fails = require("mpi_checks").fails
 local n = mp.size
 
 -- exclusive: every rank adds 1 to a counter at a target, rounds times, by
@@ -91,10 +93,6 @@ mp.exec(function()
   local me, size = mp.rank, mp.size
   local R = "%[rank " .. me .. "/" .. size .. "%]"
   local w = mp.mpi.Win_create(mp.array("f64", 1))
-  local function fails(pattern, f, ...)
-    local ok, err = pcall(f, ...)
-    assert(not ok and tostring(err):find(pattern), "expected '" .. pattern .. "', got " .. tostring(err))
-  end
   fails("bad argument #3 to 'mp.mpi.Win_lock' %(" .. R .. " \"exclusive\", \"shared\", mpi.LOCK_EXCLUSIVE or mpi.LOCK_SHARED expected, got both%)",
         w.Lock, w, 0, "both")
   fails("bad argument #2 to 'mp.mpi.Win_lock' %(" .. R .. " target rank " .. size .. " out of range",
@@ -116,7 +114,7 @@ mp.exec(function()
         w.Fetch_and_op, w, mp.array("f64", 1), 0, 0, "xor")
   fails("bad argument #5 to 'mp.mpi.Accumulate' %(" .. R .. " op expected %(.-REPLACE%), got no_op",
         w.Accumulate, w, mp.array("f64", 1), 0, 0, mp.mpi.NO_OP)
-  fails("mp.mpi.Compare_and_swap: " .. R .. " the window holds f64: compare%-and%-swap needs an integer",
+  fails("bad argument #2 to 'mp.mpi.Compare_and_swap' %(" .. R .. " f64 array: compare%-and%-swap needs an integer",
         w.Compare_and_swap, w, mp.array("f64", 1), mp.array("f64", 1), 0, 0)
   fails("bad argument #6 to 'mp.mpi.Get_accumulate' %(" .. R .. " 1 elements expected, got 2",
         w.Get_accumulate, w, mp.array("f64", 1), 0, 0, mp.mpi.SUM, mp.array("f64", 2))
@@ -192,7 +190,6 @@ assert(not ok and tostring(err):find("stop while they wait", 1, true), tostring(
 -- faults holding the lock, after a Flush or after its Unlock, or another
 -- rank faults while the holder waits for it; the others wait for the lock
 -- (and take it, flush and unlock) meanwhile
-package.path = "lib/?.lua;" .. package.path
 local fault_rounds = require "fault_rounds"
 fault_rounds(function(bad, mode)
   local mpi, me = mp.mpi, mp.rank

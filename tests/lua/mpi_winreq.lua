@@ -5,6 +5,8 @@
 -- as requests mixing with the Wait/Test family, Win_allocate (its array dies
 -- with the window), bad input, and a fault at each new blocking step (the
 -- next task runs clean).
+package.path = "lib/?.lua;" .. package.path
+local fails = require("mpi_checks").fails
 local n = mp.size
 
 -- Fence separates epochs: a ring of puts, then gets of what was put, then
@@ -139,10 +141,6 @@ end
 mp.exec(function()
   local mpi, me, size = mp.mpi, mp.rank, mp.size
   local R = "%[rank " .. me .. "/" .. size .. "%]"
-  local function fails(pattern, f, ...)
-    local ok, err = pcall(f, ...)
-    assert(not ok and tostring(err):find(pattern), "expected '" .. pattern .. "', got " .. tostring(err))
-  end
   local w = mpi.Win_create(mp.array("f64", 2))
   fails("bad argument #2 to 'mp.mpi.Win_fence' %(" .. R .. " assert 1024 has bits other than MODE_NOSTORE",
         w.Fence, w, mpi.MODE_NOCHECK)
@@ -188,7 +186,6 @@ end
 
 -- faults: in Win_allocate, in Fence's barrier, in the wait for a request;
 -- the next task runs clean
-package.path = "lib/?.lua;" .. package.path
 local rounds = require "fault_rounds"
 rounds(function(bad, mode)
   local mpi, me, size = mp.mpi, mp.rank, mp.size

@@ -4,7 +4,8 @@
 # COMM_TYPE_SHARED) gives each rank the ranks of its host, as mpiexec placed
 # them (ranks 0 .. ceil(N/2)-1 on host A, the others on B), ordered by key,
 # on COMM_WORLD and on a communicator of the ranks in reverse; a collective
-# on the result counts the host's ranks. Skipped (SKIPPED printed, status
+# on the result counts the host's ranks; Win_allocate_shared refuses the
+# world (two hosts) on every rank and works on a host's communicator. Skipped (SKIPPED printed, status
 # 77) where namespaces cannot be made.
 set -eu
 N=${1:?usage: $0 RANKS}
@@ -28,6 +29,15 @@ local got = mp.exec(function()
   local rev = {}
   for k = #mine, 1, -1 do rev[#rev + 1] = mine[k] end
   assert(table.concat(rnode:ranks(), ",") == table.concat(rev, ","), "by key")
+  -- a shared window needs one node: on the world an error on every rank,
+  -- on the node's communicator segments every member of the node reads
+  local ok, err = pcall(mpi.Win_allocate_shared, 1, "f64")
+  assert(not ok and err:find("are on different nodes: a shared window needs a communicator of one node"), err)
+  local w, a = mpi.Win_allocate_shared(1, "f64", node)
+  a[1] = me
+  w:Fence()
+  assert(w:Shared_query(0)[1] == mine[1])
+  w:Free()
   return mpi.Comm_size(node)
 end)
 assert(got == (mp.size + 1) // 2)
