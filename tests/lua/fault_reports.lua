@@ -51,6 +51,22 @@ for r = 1, last do workers[r] = r end
 overflow(n == 1 and {0} or workers)
 still_works()
 
+-- rank 0 fails at once while the workers would loop forever: a worker that the
+-- abort reached before it began the task is said to have not begun it, never to have
+-- finished it (many rounds: where the abort finds a worker varies)
+if n > 1 then
+  for _ = 1, 20 do
+    ok, e = pcall(mp.exec, function()
+      if mp.rank == 0 then error("at once") end
+      while true do end
+    end)
+    text = tostring(e)
+    assert(not ok and text:find("rank 0/" .. n .. " faulted: ", 1, true), text)
+    assert(not text:find("had finished the task", 1, true), text)
+  end
+  still_works()
+end
+
 -- a stack of some depth: the first and the last levels, and what lies between counted
 ok, e = pcall(mp.exec, function()
   local function deep(k)
