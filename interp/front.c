@@ -18,7 +18,9 @@
 ** running command (never hydra's job-killing second SIGINT). If this process
 ** dies, the launcher gets SIGTERM (PR_SET_PDEATHSIG) and rank 0 sees its
 ** connection close; if the job dies, the connection and the launcher's pipes
-** close here, and the front end ends with the launcher's status.
+** close here, and the front end ends with the launcher's status. When
+** no one reads its output any more (EPIPE), it ends the job and its status
+** is 128 + SIGPIPE, as a shell sees of `lua` in the same place.
 */
 #define _GNU_SOURCE /* pipe2, memrchr */
 #include <errno.h>
@@ -538,6 +540,10 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
       face->input();
     if (nx > 0)
       face->polled(p + ix, nx);
+    if (fe.out_closed == 1 && status < 0) { /* no one reads the output: end the job */
+      fe.out_closed = 2;
+      kill(launcher, SIGTERM);
+    }
     if (status < 0 && fd_out < 0 && fd_err < 0) { /* pipes closed: wait for it */
       int w;
       if (waitpid(launcher, &w, 0) == launcher)
@@ -550,6 +556,8 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   free(from0.p);
   free(bout.p);
   free(berr.p);
+  if (fe.out_closed)
+    return 128 + SIGPIPE; /* what a shell sees of `lua` killed by SIGPIPE */
   return status < 0 ? EXIT_FAILURE : status;
 }
 

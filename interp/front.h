@@ -41,6 +41,7 @@ typedef struct front_state {
   int asking;    /* rank 0 waits for the answer to request `seq` */
   long seq;      /* the last request seen */
   int prompted;  /* that request carries a prompt (the REPL), not io.read */
+  int out_closed; /* writing our stdout or stderr met EPIPE: the job is ended */
   const front_face *face;
 } front_state;
 

@@ -66,7 +66,12 @@ static struct {
   int held;                  /* readline's terminal mode kept between a dropped line and the next prompt */
 } t;
 
-static void put(int fd, const char *p, size_t n) { (void)proto_write(fd, p, n); }
+/* A reader gone from our output (`mplua -n 4 job.lua | head -1`) ends the
+** job, as SIGPIPE ends `lua` (front.c). */
+static void put(int fd, const char *p, size_t n) {
+  if (proto_write(fd, p, n) != 0 && errno == EPIPE)
+    fe.out_closed = 1;
+}
 
 static void puts1(const char *s) { put(STDOUT_FILENO, s, strlen(s)); }
 

@@ -80,9 +80,41 @@ static void (*const openers[])(lua_State *L) = {
     mpb_open_trace,                     /* trace/ */
 };
 
+/* mp's tables of C functions (mp.mpi, mp.Array, ...) are also the modules
+** "mp.mpi", ... in package.loaded: functions travel by name one level
+** below a module (wire_names.c), so a task that captured `local mpi =
+** mp.mpi`, or one of its C functions, gets the receiving rank's. */
+static void name_submodules(lua_State *L, int mpt) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushnil(L);
+  while (lua_next(L, mpt)) {
+    int has_c = 0;
+    if (lua_type(L, -2) == LUA_TSTRING && lua_istable(L, -1)) {
+      lua_pushnil(L);
+      while (!has_c && lua_next(L, -2)) {
+        has_c = lua_iscfunction(L, -1);
+        lua_pop(L, 1);
+      }
+      if (has_c) lua_pop(L, 1); /* the key lua_next left */
+    }
+    if (has_c) {
+      /* package.loaded, the key, the table, then: */
+      const char *name = lua_pushfstring(L, "mp.%s", lua_tostring(L, -2));
+      if (lua_getfield(L, -4, name) == LUA_TNIL) {
+        lua_pushvalue(L, -3);
+        lua_setfield(L, -6, name);
+      }
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
 int mpb_open_mp(lua_State *L) {
   mpb_get(L); /* the runtime must be started */
   lua_newtable(L);
   for (size_t i = 0; i < sizeof openers / sizeof openers[0]; i++) openers[i](L);
+  name_submodules(L, lua_gettop(L));
   return 1;
 }

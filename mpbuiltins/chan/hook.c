@@ -37,7 +37,10 @@
 ** task that means stopping the task on every rank, whatever rank 0's code
 ** catches. As in lua.c, SIGINT (not SIGUSR1) restores the default action
 ** until the interrupt has been taken, so a second one ends a process stuck
-** in a C call.
+** in a C call. The kernel hands a process's signal to any thread that does
+** not block it (MPI's own threads too); as the tick does, a handler on
+** another thread passes the signal on to the thread that runs rank 0's
+** state, so lua_sethook never runs beside the thread it hooks.
 */
 #include <pthread.h>
 #include <signal.h>
@@ -65,6 +68,7 @@ static pthread_t ticked_thread;             /* the OS thread running it */
 /* The main thread an interrupt hooks: the first state opened on rank 0
 ** (while it is open; then the next one opened). */
 static lua_State *volatile interrupt_target;
+static pthread_t interrupt_thread;          /* the OS thread that opened it */
 static int alarm_on, sigint_on;             /* the handlers are installed (sigaction) */
 
 static void poll_hook(lua_State *L, lua_Debug *ar);
@@ -160,12 +164,21 @@ static void catch_signal(int sig) {
   sigaction(sig, &sa, NULL);
 }
 
+/* Whether this thread may hook the interrupt's target; if not, the
+** signal goes on to the thread that may (its handler does the rest). */
+static int on_target_thread(int sig) {
+  if (!interrupt_target || pthread_equal(pthread_self(), interrupt_thread)) return 1;
+  if (sigint_on) pthread_kill(interrupt_thread, sig);
+  return 0;
+}
+
 void mpb_interrupt(void) {
-  mpb_sigint = 1;
-  hook_next(interrupt_target);
+  mpb_sigint = 1; /* without our handlers, the next poll sees the flag */
+  if (on_target_thread(SIGUSR1)) hook_next(interrupt_target);
 }
 
 static void on_sigint(int sig) {
+  if (!on_target_thread(sig)) return;
   if (sig == SIGINT) { /* a second one ends the process */
     signal(SIGINT, SIG_DFL);
     sigint_reset = 1;
@@ -208,7 +221,10 @@ void mpb_hook_init(lua_State *L, mpb_state *st) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   st->hook.main = lua_tothread(L, -1);
   lua_pop(L, 1);
-  if (st->rank == 0 && !interrupt_target) interrupt_target = st->hook.main;
+  if (st->rank == 0 && !interrupt_target) {
+    interrupt_thread = pthread_self();
+    interrupt_target = st->hook.main;
+  }
   int sig = !(st->out & MPB_OUT_SIGNALS);
   st->hook.count_mode = !sig || (st->out & MPB_OUT_TIMER);
   if (!st->hook.count_mode && !alarm_on) {

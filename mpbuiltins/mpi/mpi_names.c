@@ -40,6 +40,16 @@ enum { CALL_NONE_, CALL_LIST(ID_OF) NCALLS };
 #define CALL_OF(c) {CALL_##c, "mpi." #c, CALL_NAMES},
 static const mpb_coll_call CALLS[] = {{0, NULL, CALL_NAMES}, CALL_LIST(CALL_OF)};
 
+/* The collective, called from C: an error it raises (luaL_error names
+** the position of its caller) then starts with the call's name, never
+** with a line of mp.mpi's own Lua. */
+static int l_called(lua_State *L) {
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
 /* call(method, name): mp's collective method (comm:method) as a function
 ** f(comm, ...) that makes its collective for mp.mpi's call name */
 static int l_call(lua_State *L) {
@@ -53,6 +63,7 @@ static int l_call(lua_State *L) {
   lua_pushnil(L); /* upvalue 1: the method form (mpb_comm_self) */
   lua_pushlightuserdata(L, (void *)&CALLS[i]);
   lua_pushcclosure(L, f, 2);
+  lua_pushcclosure(L, l_called, 1);
   return 1;
 }
 

@@ -259,6 +259,7 @@ void mpb_task_ends(lua_State *L, mpb_state *st, int aborted) {
 /* ------------------------------------------------------------- helpers */
 static void task_reset(mpb_state *st, int64_t task) {
   st->task = task;
+  mpb_tasks_of(st)->begun = task;
   st->wbusy = 0; /* an error between encoding and sending left it claimed */
   st->rbusy = 0;
   mpb_tasks_of(st)->done_count = 0;

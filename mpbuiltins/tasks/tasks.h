@@ -40,6 +40,7 @@ typedef struct mpb_tasks {
   int nfault_expect; /* FAULT messages sent, known after the resync exchange */
   int nself;         /* ranks that faulted on their own in the last abort */
   int done_count;    /* DONE messages received for the current task */
+  int64_t begun;     /* the last task this rank began (an ABORT can name a later one) */
   int64_t unrecv;    /* unreceived user messages reported by the subtree */
   struct mpb_snap *snap;  /* rank 0: the looking around (where.c) */
   char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */

@@ -463,7 +463,10 @@ void mpb_where_reset(mpb_state *st) {
 void mpb_where_gather_start(mpb_state *st, MPI_Request *req) {
   *req = MPI_REQUEST_NULL;
   if (!st->where[0]) {
-    const char *w = st->phase == MPB_PHASE_RUN ? "was stopped" : "had finished the task";
+    /* idle: the abort came before this rank began the task, or after it finished */
+    const char *w = st->phase == MPB_PHASE_RUN                ? "was stopped"
+                    : mpb_tasks_of(st)->begun < st->task ? "had not begun the task"
+                                                          : "had finished the task";
     snprintf(st->where, sizeof st->where, "%s", w);
   }
   char *all = NULL;

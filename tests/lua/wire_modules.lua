@@ -15,6 +15,15 @@ local got = mp.exec(function()
 end)
 assert(got == n, "modules captured as upvalues arrive as the receiver's own: " .. got)
 
+-- mp's own tables of C functions are modules too: mp.mpi captured as MPI users write it
+-- (`local mpi = mp.mpi` at the top of a script), mp.Array, and a C function of mp.mpi
+local mpi, Array, Send = mp.mpi, mp.Array, mp.mpi.Send
+got = mp.exec(function()
+  local ok = rawequal(mpi, mp.mpi) and rawequal(Array, mp.Array) and rawequal(Send, mp.mpi.Send)
+  return mpi.Allreduce(ok and 1 or 0, mpi.SUM)
+end)
+assert(got == n, "mp.mpi, mp.Array and mp.mpi.Send captured as upvalues: " .. got)
+
 -- inside messages, nested, with a shared reference
 got = mp.exec(function()
   local t = mp.bcast(mp.rank == 0 and {lib = math, again = math, m = mp, {ad}} or nil)

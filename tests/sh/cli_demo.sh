@@ -31,6 +31,21 @@ in_order "the demo's story under -b" out "mplua demo: 4 ranks" "sum of i^2" \
   "batch mode (-b): a fault would end the job"
 ! grep -q "a fault, caught" out || fail "-b: the caught fault ran"
 
+# scripts/demo.sh's set-up and build, with stand-ins that record how they are
+# called: its build (BUILD_TESTING=OFF, sticky in CMake's cache) goes into a
+# directory of its own, never the build/ that scripts/build.sh and the tests use
+mkdir -p tree/scripts
+cp "$MPLUA_TEST_DIR/../scripts/demo.sh" tree/scripts/
+printf '#!/bin/sh\nexit 0\n' >tree/scripts/setup.sh
+printf '#!/bin/sh\necho "${BUILD_DIR:-build} $*" >>"%s/built"\n' "$PWD" >tree/scripts/build.sh
+printf '#!/bin/sh\nexit 0\n' >mpiexec
+chmod +x tree/scripts/*.sh mpiexec
+PATH="$PWD:$PATH" BUILD_DIR= tree/scripts/demo.sh >/dev/null 2>&1 || fail "scripts/demo.sh with stand-ins"
+read -r built_dir built_args <built || fail "scripts/demo.sh did not build"
+case "$built_dir" in
+  build | ./build | build/) fail "scripts/demo.sh configures build/ with: $built_args" ;;
+esac
+
 [ "$(run -e 'print(mp.batch)')" = false ] || fail "mp.batch without -b"
 [ "$(run -b -e 'print(mp.batch, mp.exec(function() return mp.batch end))')" = "true	true" ] ||
   fail "mp.batch under -b (rank 0 and the workers)"

@@ -80,4 +80,14 @@ wait "$fpid" || status=$?
 exec 3>&-
 [ "$status" != 0 ] || fail "the job was killed, yet the front end's status is 0"
 wait_until "the job's processes to go" gone
+
+# a reader that goes (| head -1) ends the job, as SIGPIPE ends lua: status
+# 128 + 13, whether the job would have ended (a task that prints a lot) or
+# not (one that prints forever)
+status=$( (front -e 'mp.exec(function() for i = 1, 100000 do print(i) end end)'
+           echo $? >st) | head -1 >/dev/null; cat st)
+[ "$status" = 141 ] || fail "output to a closed pipe: status $status, not 141 (lua's)"
+status=$( (timeout 120 "$MPLUA" -n "$N" -e 'mp.exec(function() while true do print(1) end end)'
+           echo $? >st) | head -1 >/dev/null; cat st)
+[ "$status" = 141 ] || fail "endless output to a closed pipe: status $status, not 141"
 echo "ok"
