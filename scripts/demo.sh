@@ -8,12 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mplua=${1:-}
-# A build directory of its own: BUILD_TESTING=OFF stays in a directory's
-# CMake cache, so build/ (scripts/build.sh's and the tests') keeps its tests.
-dir=build-demo
 if [ -z "$mplua" ]; then
   scripts/setup.sh demo            # what building and running need, nothing for the tests
-  BUILD_DIR=$dir scripts/build.sh -DBUILD_TESTING=OFF
-  mplua=$dir/mplua
+  BUILD_DIR=build scripts/build.sh # the tests too only if the machine has what they need
+  mplua=build/mplua
 fi
 mpiexec -n 4 "$mplua" scripts/demo.lua

@@ -32,19 +32,29 @@ in_order "the demo's story under -b" out "mplua demo: 4 ranks" "sum of i^2" \
 ! grep -q "a fault, caught" out || fail "-b: the caught fault ran"
 
 # scripts/demo.sh's set-up and build, with stand-ins that record how they are
-# called: its build (BUILD_TESTING=OFF, sticky in CMake's cache) goes into a
-# directory of its own, never the build/ that scripts/build.sh and the tests use
-mkdir -p tree/scripts
-cp "$MPLUA_TEST_DIR/../scripts/demo.sh" tree/scripts/
+# called: the demo builds build/, the directory the README's commands use
+mkdir -p tree/scripts bin
+cp "$MPLUA_TEST_DIR/../scripts/demo.sh" "$MPLUA_TEST_DIR/../scripts/build.sh" tree/scripts/
 printf '#!/bin/sh\nexit 0\n' >tree/scripts/setup.sh
-printf '#!/bin/sh\necho "${BUILD_DIR:-build} $*" >>"%s/built"\n' "$PWD" >tree/scripts/build.sh
-printf '#!/bin/sh\nexit 0\n' >mpiexec
-chmod +x tree/scripts/*.sh mpiexec
-PATH="$PWD:$PATH" BUILD_DIR= tree/scripts/demo.sh >/dev/null 2>&1 || fail "scripts/demo.sh with stand-ins"
-read -r built_dir built_args <built || fail "scripts/demo.sh did not build"
-case "$built_dir" in
-  build | ./build | build/) fail "scripts/demo.sh configures build/ with: $built_args" ;;
-esac
+printf '#!/bin/sh\nexit 0\n' >bin/mpiexec
+# cmake records its configure step; pkg-config answers as $HAS_CRITERION says
+printf '#!/bin/sh\n[ "$1" = --build ] || echo "$*" >>"%s/configured"\n' "$PWD" >bin/cmake
+printf '#!/bin/sh\n[ "$HAS_CRITERION" = yes ]\n' >bin/pkg-config
+chmod +x tree/scripts/*.sh bin/*
+PATH="$PWD/bin:$PATH" BUILD_DIR= HAS_CRITERION=no tree/scripts/demo.sh >/dev/null 2>&1 ||
+  fail "scripts/demo.sh with stand-ins"
+grep -q -- "-B build -D.*-DBUILD_TESTING=OFF" configured ||
+  fail "demo without Criterion: not build/ without tests: $(cat configured)"
+# a later scripts/build.sh on a machine set up for the tests configures them again
+# (BUILD_TESTING is sticky in CMake's cache), and an explicit choice wins
+: >configured
+PATH="$PWD/bin:$PATH" BUILD_DIR= HAS_CRITERION=yes tree/scripts/build.sh ||
+  fail "scripts/build.sh with stand-ins"
+PATH="$PWD/bin:$PATH" BUILD_DIR= HAS_CRITERION=yes tree/scripts/build.sh -DBUILD_TESTING=OFF
+sed -n 1p configured | grep -q -- "-DBUILD_TESTING=ON$" ||
+  fail "scripts/build.sh with Criterion does not configure the tests: $(sed -n 1p configured)"
+sed -n 2p configured | grep -q -- "-DBUILD_TESTING=ON -DBUILD_TESTING=OFF$" ||
+  fail "scripts/build.sh: an explicit -DBUILD_TESTING does not come last: $(sed -n 2p configured)"
 
 [ "$(run -e 'print(mp.batch)')" = false ] || fail "mp.batch without -b"
 [ "$(run -b -e 'print(mp.batch, mp.exec(function() return mp.batch end))')" = "true	true" ] ||
