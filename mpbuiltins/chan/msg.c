@@ -17,6 +17,12 @@
 ** ask for huge pages. */
 #define SPARE_MIN ((size_t)64 << 20)
 
+/* Small messages, the common case, cost a malloc and a free each, about as
+** much as their encoding or decoding: their blocks (all of POOL_CAP bytes)
+** go back to a pool of at most POOL_MAX. */
+#define POOL_CAP ((size_t)240)
+#define POOL_MAX 32
+
 /* Ask for huge pages on a large block of fresh memory. */
 static void bigmem_advise(void *p, size_t len) {
 #ifdef MADV_HUGEPAGE
@@ -39,7 +45,15 @@ mpb_msg *mpb_msg_new(mpb_msg_mem *mm, size_t len) {
   mpb_msg *m = NULL;
   mpb_msg *spare = mm ? mm->spare : NULL;
   size_t cap = len;
-  if (len >= SPARE_MIN && spare && spare->cap >= len && spare->cap / 4 <= len) {
+  if (mm && len <= POOL_CAP) {
+    cap = POOL_CAP;
+    if ((m = mm->pool)) {
+      mm->pool = m->next;
+      mm->npool--;
+    } else if (!(m = malloc(sizeof *m + POOL_CAP))) {
+      return NULL;
+    }
+  } else if (len >= SPARE_MIN && spare && spare->cap >= len && spare->cap / 4 <= len) {
     m = spare; /* warm memory */
     cap = spare->cap;
     mm->spare = NULL;
@@ -73,6 +87,12 @@ void mpb_msg_mem_free(mpb_msg_mem *mm) {
   if (mm->out) mm->kept->lent = 0; /* the message lent it frees it */
   else free(mm->kept);
   mm->kept = NULL;
+  while (mm->pool) {
+    mpb_msg *m = mm->pool;
+    mm->pool = m->next;
+    free(m);
+  }
+  mm->npool = 0;
   mpb_msg_drop_spare(mm);
   mm->closed = 1;
 }
@@ -131,6 +151,12 @@ void mpb_msg_free(mpb_msg *m) {
   }
   if (!mm) {
     free(m);
+    return;
+  }
+  if (!mm->closed && m->cap == POOL_CAP && mm->npool < POOL_MAX) {
+    m->next = mm->pool;
+    mm->pool = m;
+    mm->npool++;
     return;
   }
   if (!mm->closed && m->cap >= SPARE_MIN && (!mm->spare || mm->spare->cap <= m->cap)) {

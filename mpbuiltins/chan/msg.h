@@ -81,11 +81,14 @@ enum { MPB_LOST_PART,    /* a part was not the size its header announced */
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
 
-/* msg.c. The message memory of one state: the buffer of the last large
+/* msg.c. The message memory of one state: the blocks of small messages
+** freed, kept for the next ones (a pool), the buffer of the last large
 ** message freed, kept for the next large one that fits (a spare), and a
 ** buffer kept for a small message when malloc fails (the reserve). */
 #define MPB_MSG_RESERVE ((size_t)256 << 10)
 typedef struct mpb_msg_mem {
+  mpb_msg *pool;     /* small blocks, free (linked by next) */
+  int npool;
   mpb_msg *spare;    /* NULL: none */
   mpb_msg *kept;     /* the reserve's buffer */
   int out;           /* it is lent */

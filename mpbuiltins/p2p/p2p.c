@@ -55,7 +55,8 @@ static int c_recv(lua_State *L) {
   if (lua_gettop(L) > a) mpb_check_nargs(L, st, a, 1, "recv", "at most a source rank");
   int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "recv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
-  lua_settop(L, a - 1); /* a comm:recv keeps its communicator alive */
+  /* the values are pushed above the arguments (a comm:recv keeps its
+  ** communicator alive there): the caller takes the top ones */
   mpb_msg *m = mpb_comm_take(L, st, c, mpb_comm_user_chan(c), src, "recv");
   if (src < 0) lua_pushinteger(L, mpb_comm_of(c, m->src));
   return mpb_push_msg(L, st, m, "recv") + (src < 0);

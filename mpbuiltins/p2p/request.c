@@ -78,10 +78,10 @@ static void unpost(mpb_state *st, mpb_req *r) {
 }
 
 static int req_arrived(mpb_state *st, mpb_msg *m) {
-  if (!st->in_task || st->aborting || (m->chan != MPB_CH_USER && m->chan != MPB_CH_CUSER))
+  mpb_req *r = mpb_p2p_of(st)->posted; /* usually none: every message comes by here */
+  if (!r || !st->in_task || st->aborting || (m->chan != MPB_CH_USER && m->chan != MPB_CH_CUSER))
     return 0;
   mpb_uhdr h = mpb_msg_hdr(m);
-  mpb_req *r = mpb_p2p_of(st)->posted;
   while (r) {
     mpb_req *next = r->next == mpb_p2p_of(st)->posted ? NULL : r->next;
     if (r->task != st->task) { /* an earlier task's: can never match again */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lauxlib.h"
 #include "bench_host.h"
@@ -63,6 +64,78 @@ static int round_trips(lua_State *L, exchange_fn exchange) {
 ** interruptible round trips. */
 static int pingpong(lua_State *L) { return round_trips(L, bexchange); }
 static int ipingpong(lua_State *L) { return round_trips(L, iexchange); }
+
+/* Counting instructions (scripts/bench/p2p_count.sh runs one rank under
+** callgrind): bench.collect(on) turns callgrind's collection on or off, and
+** does nothing outside it. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
+static void collect(int on) {
+#ifdef HAVE_CALLGRIND
+  static int now = 0;
+  if (on != now) CALLGRIND_TOGGLE_COLLECT;
+  now = on;
+#else
+  (void)on;
+#endif
+}
+
+static int l_collect(lua_State *L) {
+  collect(lua_toboolean(L, 1));
+  return 0;
+}
+
+/* The interruptible scheme's halves: a send polled to completion, and a
+** receive polled until its message is here. */
+static void isend_done(char *buf, int bytes, int peer, MPI_Comm c) {
+  MPI_Request req;
+  int flag = 0;
+  MPI_Isend(buf, bytes, MPI_BYTE, peer, 0, c, &req);
+  while (!flag) MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+}
+
+static void irecv_polled(char *buf, int bytes, int peer, MPI_Comm c) {
+  int flag = 0;
+  MPI_Message m;
+  MPI_Status st;
+  while (!flag) MPI_Improbe(peer, 0, c, &flag, &m, &st);
+  MPI_Mrecv(buf, bytes, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+}
+
+/* bench.iahead(iters, bytes, lead, pause): iters exchanges (a send, then a
+** receive) of the interruptible scheme on the rank other than `lead`, which
+** sends it all its messages while it sleeps `pause` seconds without
+** touching MPI: its receives find their message there (in UCX's queue, not
+** yet received), so what it does is its work per exchange without waits,
+** counted there (collect). p2p_count.sh gives UCX a queue longer than
+** iters, so the sends do not wait for room either. */
+static int iahead(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1), bytes = (int)luaL_checkinteger(L, 2);
+  int lead = (int)luaL_checkinteger(L, 3), pause = (int)luaL_checkinteger(L, 4);
+  MPI_Comm c = mplua_comm(L);
+  int r;
+  MPI_Comm_rank(c, &r);
+  char *buf = calloc((size_t)bytes + 1, 1);
+  MPI_Barrier(c);
+  if (r == lead) {
+    for (int i = 0; i < iters; i++) isend_done(buf, bytes, 1 - r, c);
+    for (int i = 0; i < iters; i++) irecv_polled(buf, bytes, 1 - r, c);
+  } else if (r == 1 - lead) {
+    sleep((unsigned)pause);
+    collect(1);
+    for (int i = 0; i < iters; i++) {
+      isend_done(buf, bytes, 1 - r, c);
+      irecv_polled(buf, bytes, 1 - r, c);
+    }
+    collect(0);
+  }
+  free(buf);
+  return 0;
+}
 
 /* bench.stream(iters, bytes): rank 0 sends `bytes` to rank 1, which answers
 ** with one byte (so the time covers delivery). Large counts (MPI 4's _c
@@ -239,6 +312,7 @@ static int gather(lua_State *L) {
 static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"ipingpong", ipingpong},
                                    {"stream", stream},
+                                   {"iahead", iahead}, {"collect", l_collect},
                                    {"allreduce", allreduce}, {"iallreduce", iallreduce},
                                    {"barrier", barrier},
                                    {"gather", gather}, {"bcast", bcast},
