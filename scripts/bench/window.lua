@@ -15,7 +15,7 @@ local res = mp.exec(function(n, rounds, iters)
   local a, out = A:alloc():fill(mp.rank), B:alloc()
   T:forward(a, out)
   local times = {}
-  local peak = 0
+  local peak = -1
   for r = 1, rounds do
     mp.barrier()
     mp.stats()
