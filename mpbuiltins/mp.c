@@ -26,7 +26,7 @@ static int wtime(lua_State *L) {
 /* mp.stats(): counters for tests and the curious. */
 static int stats(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_createtable(L, 0, 10);
+  lua_createtable(L, 0, 12);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
   lua_pushinteger(L, st->rank == 0 ? st->dropped_job + st->dropped : st->dropped);
@@ -35,6 +35,9 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "aborts");
   lua_pushinteger(L, (lua_Integer)st->send_bytes);
   lua_setfield(L, -2, "pending_bytes");
+  lua_pushinteger(L, (lua_Integer)st->send_bytes_peak); /* since the last call */
+  lua_setfield(L, -2, "pending_bytes_peak");
+  st->send_bytes_peak = st->send_bytes;
   lua_pushinteger(L, (lua_Integer)st->bytes_sent);
   lua_setfield(L, -2, "bytes_sent");
   lua_pushinteger(L, (lua_Integer)st->bytes_recv);

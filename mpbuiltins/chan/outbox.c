@@ -21,7 +21,8 @@ void mpb_sends_record(mpb_state *st, mpb_sendrec **list, mpb_sendrec *s, MPI_Req
   s->id = ++st->send_ids;
   s->next = *list;
   *list = s;
-  if (list == &st->sends) st->send_bytes += len;
+  if (list == &st->sends && (st->send_bytes += len) > st->send_bytes_peak)
+    st->send_bytes_peak = st->send_bytes;
 }
 
 int mpb_post_send(mpb_state *st, mpb_sendrec **list, const void *buf, size_t len, void *own,
@@ -55,7 +56,7 @@ static int progress_list(mpb_state *st, mpb_sendrec **list) {
     if (done) {
       mpb_sendrec *s = *p;
       *p = s->next;
-      if (list == &st->sends) st->send_bytes -= s->len;
+      if (list == &st->sends) st->send_bytes -= s->len, st->sends_done++;
       if (s->ref != LUA_NOREF) luaL_unref(st->L, LUA_REGISTRYINDEX, s->ref);
       free(s->own);
       free(s);

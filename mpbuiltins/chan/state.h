@@ -163,6 +163,8 @@ typedef struct mpb_state {
   mpb_sendrec *spare_send; /* a record ready for a direct send MPI still holds (send.c) */
   uint64_t send_ids;
   size_t send_bytes;
+  size_t send_bytes_peak; /* the most send_bytes since mp.stats() last read it */
+  uint64_t sends_done;  /* user sends MPI is done with (a window's clock: layout/xchg.c) */
   uint32_t *part_tag;/* [size]: next tag of a message in parts to each rank */
   int tag_ub;
   mpb_arrival *arrivals, **arrivals_tail; /* receives in flight, in probe order */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "p2p/comm_ranks.h"
 
 /* comm:split(color, key): members with the same color (an integer; nil: in
 ** none, the result is nil) form a new communicator, ordered by key (default:
@@ -39,27 +40,21 @@ static int c_split(lua_State *L) {
     lua_pushnil(L);
     return 1;
   }
+  /* the members' (key, parent rank) pairs, written over the front of all[] */
   int n = 0;
   int64_t id = 0;
   for (int r = 0; r < c->size; r++)
     if (all[4 * r] && all[4 * r + 1] == mine[1]) {
-      n++;
       if (all[4 * r + 3] > id) id = all[4 * r + 3];
+      int64_t key = all[4 * r + 2];
+      all[2 * n] = key;
+      all[2 * n + 1] = r;
+      n++;
     }
+  mpb_ranks_by_key(all, n);
   mpb_comm_used_id(st, (uint32_t)id);
   mpb_comm *d = mpb_comm_new(L, st, n, (uint32_t)id);
-  int *parent = d->order; /* the members' parent ranks, until mpb_comm_index */
-  n = 0;
-  for (int r = 0; r < c->size; r++) { /* insertion by (key, parent rank) */
-    if (!all[4 * r] || all[4 * r + 1] != mine[1]) continue;
-    int k = n++;
-    while (k > 0 && all[4 * parent[k - 1] + 2] > all[4 * r + 2]) {
-      parent[k] = parent[k - 1];
-      k--;
-    }
-    parent[k] = r;
-  }
-  for (int k = 0; k < n; k++) d->ranks[k] = c->ranks[parent[k]];
+  for (int k = 0; k < n; k++) d->ranks[k] = c->ranks[(int)all[2 * k + 1]];
   mpb_comm_index(st, d);
   return 1;
 }

@@ -28,7 +28,32 @@ static const char *const state_names[] = {"pending", "complete", "used"};
 ** arrivals since the last look (chan.h's mpb_arrival_at: the runs of that
 ** sender only), so a wait does O(1) work per arrival whatever the number of
 ** peers; the queues are scanned whole only when a phase starts and when
-** the record of arrivals does not reach back far enough. */
+** the record of arrivals does not reach back far enough.
+**
+** Sends go out in comm rank order from the rank after this one (so no rank
+** is everyone's first peer). A blocking exchange keeps at most XCHG_WINDOW
+** of its messages in flight, and past the first at most XCHG_WINDOW_BYTES:
+** each is packed when a slot frees, inside the one wait, so the memory of
+** the messages a rank sends is the window's, not its share of the array.
+** A nonblocking exchange (its source may be written once the call returns)
+** and one whose arrays share memory (its sends are packed before anything
+** is written) pack and post every send at the start. MPLUA_XCHG_WINDOW
+** sets the messages of the window (0: none, every send at the start). */
+#define XCHG_WINDOW 8
+#define XCHG_WINDOW_MAX 64
+#define XCHG_WINDOW_BYTES ((size_t)8 << 20)
+
+static int window_size(void) {
+  const char *v = getenv("MPLUA_XCHG_WINDOW");
+  int k = v && *v ? atoi(v) : XCHG_WINDOW;
+  return k < 0 ? 0 : k > XCHG_WINDOW_MAX ? XCHG_WINDOW_MAX : k;
+}
+
+typedef struct {
+  uint64_t ids[2];               /* its sends' ids (chan/outbox.h): a header and its parts */
+  size_t len;
+} xsent;
+
 typedef struct mpb_xreq {
   int state, local;
   int alias;                     /* the destination shares memory with the source */
@@ -46,6 +71,12 @@ typedef struct mpb_xreq {
   int *ready;                    /* [maxrecv] runs found arrived, not unpacked */
   int *bypeer;                   /* [2 * maxrecv] (peer, run) sorted by peer */
   unsigned char *done;           /* [maxrecv] per run: 0 pending, 1 listed, 2 unpacked */
+  int windowed;                  /* at most this many sends in flight (0: no window) */
+  int snext, send_end, sfirst;   /* the next send box, its segment's end; where the order began */
+  int nout;                      /* messages of the window in flight, in out[] */
+  size_t outbytes;               /* their bytes */
+  uint64_t done_seen;            /* st->sends_done when the window was last looked at */
+  xsent out[XCHG_WINDOW_MAX];
 } mpb_xreq;
 
 /* The bytes of a request's lists for maxrecv receives. */
@@ -67,13 +98,14 @@ static int msg_end(const mpb_xbox *b, int n, int i, size_t es, size_t *len) {
 }
 
 void mpb_xchg_push_info(lua_State *L, const mpb_xstats *s, const char *method, int nextra) {
-  lua_createtable(L, 0, 7 + nextra);
+  lua_createtable(L, 0, 9 + nextra);
   lua_pushstring(L, method);
   lua_setfield(L, -2, "method");
   const struct { const char *k; int64_t v; } f[] = {
       {"peers", s->peers}, {"messages", s->messages}, {"send_bytes", s->send_bytes},
       {"recv_bytes", s->recv_bytes}, {"self_bytes", s->self_bytes},
-      {"peak_extra", s->peak_extra}};
+      {"peak_extra", s->peak_extra}, {"window", window_size()},
+      {"window_bytes", (int64_t)XCHG_WINDOW_BYTES}};
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     lua_pushinteger(L, (lua_Integer)f[i].v);
     lua_setfield(L, -2, f[i].k);
@@ -171,15 +203,92 @@ static int cmp_pair(const void *x, const void *y) {
   return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
 }
 
+/* ------------------------------------------------------------ sends */
+/* Forget the window's messages MPI is done with. */
+static void window_prune(mpb_xreq *q) {
+  mpb_state *st = q->x.st;
+  q->done_seen = st->sends_done;
+  for (int k = 0; k < q->nout;)
+    if (mpb_sends_gone(st, q->out[k].ids)) {
+      q->outbytes -= q->out[k].len;
+      q->out[k] = q->out[--q->nout];
+    } else {
+      k++;
+    }
+}
+
+/* The payload bytes of the next send's message (its run of boxes), or 0
+** when every send of the phase is posted. */
+static int next_send(const mpb_xreq *q, size_t *len) {
+  const mpb_xphase *p = &q->ph[q->phase];
+  if (q->snext >= q->send_end) return 0;
+  msg_end(p->send, q->send_end, q->snext, q->es, len);
+  return 1;
+}
+
+/* May the next send go now? (Always when the window is empty.) */
+static int window_open(const mpb_xreq *q, size_t len) {
+  if (!q->windowed || q->nout == 0) return 1;
+  return q->nout < q->windowed && q->outbytes + len <= XCHG_WINDOW_BYTES;
+}
+
+/* Pack and post the phase's sends while the window lets them go. The order
+** is a rotation of the boxes (sorted by peer): from the first peer after
+** this rank to the end, then from the start. */
+static void post_sends(lua_State *L, mpb_xreq *q) {
+  const mpb_xphase *p = &q->ph[q->phase];
+  mpb_state *st = q->x.st;
+  size_t len;
+  for (;;) {
+    if (!next_send(q, &len)) {
+      if (q->send_end == p->nsend && q->sfirst > 0) { /* the rotation's second segment */
+        q->snext = 0;
+        q->send_end = q->sfirst;
+        q->sfirst = 0;
+        continue;
+      }
+      return;
+    }
+    if (!window_open(q, len)) {
+      if (st->sends_done == q->done_seen) return;
+      window_prune(q); /* some send completed since the last look */
+      continue;
+    }
+    int i = q->snext, j = msg_end(p->send, q->send_end, i, q->es, &len);
+    char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
+    pack_run(&q->src, &p->send[i], j - i, q->es, buf + sizeof(mpb_uhdr), 0);
+    q->snext = j;
+    uint64_t first = st->send_ids + 1;
+    mpb_coll_tagged_send(L, &q->x, p->send[i].peer, buf, len);
+    if (q->windowed && st->send_ids >= first) {
+      q->out[q->nout++] = (xsent){{first, st->send_ids}, len};
+      q->outbytes += len;
+    }
+  }
+}
+
+/* Has a slot of the window freed for a send still to post? */
+static int window_moved(mpb_state *st, mpb_xreq *q) {
+  size_t len;
+  if (!q->windowed || st->sends_done == q->done_seen || !next_send(q, &len)) return 0;
+  window_prune(q);
+  return window_open(q, len);
+}
+
+/* ------------------------------------------------------------ phases */
 static void start_phase(lua_State *L, mpb_xreq *q) {
   const mpb_xphase *p = &q->ph[q->phase];
   size_t es = q->es, len;
-  for (int i = 0, j; i < p->nsend; i = j) {
-    j = msg_end(p->send, p->nsend, i, es, &len);
-    char *buf = mpb_coll_tagged_new(L, &q->x, p->send[i].tag, len);
-    pack_run(&q->src, &p->send[i], j - i, es, buf + sizeof(mpb_uhdr), 0);
-    mpb_coll_tagged_send(L, &q->x, p->send[i].peer, buf, len);
+  int me = q->local ? 0 : q->x.c->rank, lo = 0, hi = p->nsend;
+  while (lo < hi) { /* the first send box to a peer after this rank */
+    int mid = (lo + hi) / 2;
+    if (p->send[mid].peer <= me) lo = mid + 1;
+    else hi = mid;
   }
+  q->snext = lo;
+  q->send_end = p->nsend;
+  q->sfirst = lo;
+  post_sends(L, q);
   for (int i = 0; i < p->nself; i++)
     if (q->alias) copy_box_via(L, q, &p->self[2 * i], &p->self[2 * i + 1]);
     else copy_box(&q->src, &p->self[2 * i], &q->dst, &p->self[2 * i + 1], es);
@@ -239,6 +348,7 @@ static int progress(lua_State *L, mpb_xreq *q) {
   size_t es = q->es;
   while (q->phase < q->nphase) {
     const mpb_xphase *p = &q->ph[q->phase];
+    post_sends(L, q);
     if (q->left > 0) look(st, q);
     while (q->nready > 0) {
       int i = q->ready[--q->nready];
@@ -264,7 +374,8 @@ static int progress(lua_State *L, mpb_xreq *q) {
       q->done[i] = 2;
       q->left--;
     }
-    if (q->left > 0) return 0;
+    size_t len;
+    if (q->left > 0 || next_send(q, &len) || q->sfirst > 0) return 0;
     if (++q->phase < q->nphase) start_phase(L, q);
   }
   q->state = X_READY;
@@ -274,7 +385,7 @@ static int progress(lua_State *L, mpb_xreq *q) {
 /* A ready function of the one wait: has a message of a pending receive come? */
 static int arrived(mpb_state *st, void *ud) {
   mpb_xreq *q = ud;
-  return q->nready > 0 || (st->seq != q->seen && look(st, q));
+  return q->nready > 0 || (st->seq != q->seen && look(st, q)) || window_moved(st, q);
 }
 
 static void run_to_end(lua_State *L, mpb_xreq *q) {
@@ -334,6 +445,7 @@ void mpb_xchg_apply(lua_State *L, int cidx, int pidx, const mpb_xphase *ph, int 
   /* one slot: an exchange in place (a halo), whose boxes never meet */
   q->alias = sidx != didx && mpb_array_overlap(&q->src, &q->dst) != MPB_DISJOINT;
   q->local = c == NULL;
+  q->windowed = wait && !q->alias ? window_size() : 0;
   if (c) {
     q->x = mpb_coll_on(L, st, c, fname, kind);
   } else {

@@ -2,6 +2,8 @@
 /*
 ** A communicator's members both ways (comm_ranks.h).
 */
+#include <stdlib.h>
+
 #include "p2p/comm_ranks.h"
 
 /* Heapsort of order[] by ranks[order[i]]: no allocation, O(n log n) (qsort
@@ -33,4 +35,17 @@ void mpb_ranks_index(const int *ranks, int n, int *order) {
     order[end] = t;
     sift_down(ranks, order, 0, end);
   }
+}
+
+static int cmp_key_rank(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+void mpb_ranks_by_key(int64_t *kr, int n) {
+  int sorted = 1; /* the usual split: keys in rank order, or none */
+  for (int i = 1; i < n && sorted; i++)
+    if (cmp_key_rank(&kr[2 * i - 2], &kr[2 * i]) > 0) sorted = 0;
+  if (!sorted) qsort(kr, (size_t)n, 2 * sizeof(int64_t), cmp_key_rank);
 }

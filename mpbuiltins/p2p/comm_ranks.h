@@ -10,6 +10,8 @@
 #ifndef MPB_P2P_COMM_RANKS_H
 #define MPB_P2P_COMM_RANKS_H
 
+#include <stdint.h>
+
 /* Fill order[0..n) from ranks[0..n) (distinct runtime ranks). */
 void mpb_ranks_index(const int *ranks, int n, int *order);
 
@@ -26,5 +28,9 @@ static inline int mpb_ranks_find(const int *ranks, const int *order, int n, int 
   }
   return lo < n && ranks[order[lo]] == w ? order[lo] : -1;
 }
+
+/* comm:split's order (MPI_Comm_split's rule): kr holds n pairs (key,
+** parent rank), sorted in place by key, then parent rank; O(n log n). */
+void mpb_ranks_by_key(int64_t *kr, int n);
 
 #endif

@@ -55,3 +55,48 @@ Test(comm_ranks, first_guess_never_misleads) {
 Test(comm_ranks, empty) {
   cr_assert_eq(mpb_ranks_find(NULL, NULL, 0, 0), -1);
 }
+
+/* comm:split's order: by key, then parent rank (stable), for n members whose
+** keys come from key(i); checked against the definition pair by pair. */
+static void check_by_key(int n, int64_t (*key)(int)) {
+  int64_t *kr = malloc(sizeof(int64_t) * 2 * (size_t)(n > 0 ? n : 1));
+  char *seen = calloc((size_t)(n > 0 ? n : 1), 1);
+  for (int i = 0; i < n; i++) kr[2 * i] = key(i), kr[2 * i + 1] = i;
+  mpb_ranks_by_key(kr, n);
+  for (int i = 0; i < n; i++) {
+    int r = (int)kr[2 * i + 1];
+    cr_assert(r >= 0 && r < n && !seen[r], "member %d listed twice or out of range", r);
+    seen[r] = 1;
+    cr_assert_eq(kr[2 * i], key(r), "member %d carries its own key", r);
+    if (i > 0) {
+      int64_t k0 = kr[2 * i - 2], k1 = kr[2 * i];
+      cr_assert(k0 < k1 || (k0 == k1 && kr[2 * i - 1] < kr[2 * i + 1]),
+                "place %d of %d: (key %lld, rank %lld) before (key %lld, rank %lld)", i, n,
+                (long long)k0, (long long)kr[2 * i - 1], (long long)k1,
+                (long long)kr[2 * i + 1]);
+    }
+  }
+  free(seen);
+  free(kr);
+}
+
+static int64_t k_rank(int i) { return i; }
+static int64_t k_reversed(int i) { return -(int64_t)i; }
+static int64_t k_ties(int i) { return (int64_t)(i % 7) * 3; }
+static int64_t k_extremes(int i) {
+  return i % 3 == 0 ? INT64_MAX : i % 3 == 1 ? INT64_MIN : (int64_t)i - 50;
+}
+static int64_t k_scrambled(int i) { return (int64_t)((uint64_t)i * 2654435761u % 1000); }
+
+Test(comm_ranks, split_order) {
+  int64_t (*keys[])(int) = {k_rank, k_reversed, k_ties, k_extremes, k_scrambled};
+  int sizes[] = {0, 1, 2, 3, 5, 8, 20, 1000};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) check_by_key(sizes[s], keys[k]);
+}
+
+/* Many members, keys reversed or tied: the sort is O(n log n). */
+Test(comm_ranks, split_order_large, .timeout = 60) {
+  check_by_key(200000, k_reversed);
+  check_by_key(200000, k_ties);
+}
