@@ -98,8 +98,12 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   for (unsigned it = 0;; it++) {
     int ev = mpb_poll_ctl(st, it % ctl_every == ctl_every - 1);
     if (st->gc_wanted) mpb_arrivals_collect(L, st);
+    /* A signal may land at any instant: the interrupt flag is read before
+    ** ready, so that a wait whose ready ends on an interrupt (an
+    ** agreement's, coll/agree.c) is never raised out of for one it did not see. */
+    int sig = mpb_sigint;
     if (ready(st, ud)) return;
-    if (abortable && (st->aborting || mpb_sigint || st->mpi_err[0])) mpb_check_abort(L, st);
+    if (abortable && (st->aborting || sig || st->mpi_err[0])) mpb_check_abort(L, st);
     if (ev) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;

@@ -444,4 +444,5 @@ void mpb_open_coll(lua_State *L) {
   mpb_coll_reduce_methods(L, mpt);
   mpb_coll_move_methods(L, mpt);
   mpb_coll_comm_methods(L, mpt);
+  mpb_open_agree(L);
 }

@@ -79,6 +79,19 @@ void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len);
 /* Every member's len bytes, in comm rank order, into out. */
 void mpb_coll_allgather_raw(lua_State *L, mpb_coll *x, const void *mine, size_t len, void *out);
 
+/* ------------------------------------------------- agreements, agree.c
+** The step before a blocking MPI collective on x's members: every member's
+** vote (len bytes, in comm rank order) into out, as mpb_coll_allgather_raw.
+** When it returns, every member returns from it (or will), so each makes
+** the MPI call the caller makes next; when it raises, no member returns
+** from it. An abort that comes in between is decided the same way on every
+** member (agree.c says how): the caller makes its MPI call with no wait
+** and no raise before it, and keeps what the call made where the abort
+** protocol frees it; the abort is then taken at the next wait. */
+#define MPB_SLOT_AGREE 2
+void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, void *out);
+void mpb_open_agree(lua_State *L);
+
 /* acc (at -2) op v (at -1) -> result at -2, v popped (numbers, booleans,
 ** typed arrays element-wise, tables field by field); own: acc may be
 ** updated in place. The op check of mpb_coll_op comes first. */

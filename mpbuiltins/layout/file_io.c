@@ -18,7 +18,7 @@ int mpb_file_agree(lua_State *L, mpb_comm *c, const char *fname, mpb_file_vote m
                    mpb_file_vote *all) {
   mpb_state *st = mpb_get(L);
   mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_FILE);
-  mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
+  mpb_coll_agree(L, &x, &mine, sizeof mine, all);
   for (int r = 0; r < c->size; r++)
     if (all[r].sig != mine.sig || all[r].status != 0) return r;
   return -1;

@@ -7,9 +7,10 @@
 **
 ** MPI's collective file calls (open, set_view, close) block until every
 ** member calls them: a rank that faulted would leave the others waiting for
-** ever. So the members first agree through an mplua collective
-** (interruptible, aborted cleanly by a fault), which also checks that they
-** make the same call, and only then call MPI. ROMIO's requests can be
+** ever. So the members first agree (coll/agree.c's mpb_coll_agree:
+** interruptible, and an abort that comes during it makes every member
+** return from it or none), which also checks that they make the same call,
+** and only then call MPI, with no wait before the call. ROMIO's requests can be
 ** neither cancelled nor abandoned: once started, I/O is waited to its end
 ** (mpb_file_wait), and an abort is honoured after it.
 */

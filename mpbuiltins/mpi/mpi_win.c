@@ -99,7 +99,7 @@ typedef struct { int64_t sig, n, off, serial; } vote;
 static void agree(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, vote mine,
                   vote *all) {
   mpb_coll x = mpb_coll_on(L, st, c, fname, MPB_COLL_WIN);
-  mpb_coll_allgather_raw(L, &x, &mine, sizeof mine, all);
+  mpb_coll_agree(L, &x, &mine, sizeof mine, all);
   static const char *const kinds[] = {"Win_create or Win_allocate", "Win_allocate_shared",
                                       "Win_create_dynamic"};
   for (int r = 0; r < c->size; r++)
@@ -304,13 +304,13 @@ int mpb_win_make(lua_State *L, mpb_mpi *M, const char *fname, int cidx, const mp
   agree(L, st, c, fname, mine, all);
   /* everyone is here: MPI's collectives cannot wait for a rank that does not come */
   win *w = calloc(1, sizeof *w);
-  if (!w) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  if (!w) mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
   w->len = malloc(sizeof *w->len * (size_t)c->size);
   w->off = malloc(sizeof *w->off * (size_t)c->size);
   w->serial = malloc(sizeof *w->serial * (size_t)c->size);
   w->c = c, w->dtype = s->dtype, w->size = c->size, w->rank = c->rank, w->kind = s->kind;
   if (!w->len || !w->off || !w->serial || !mpb_winlock_alloc(w) || !mpb_winpscw_alloc(w))
-    mpb_fatal(st, "out of memory creating a window"); /* the others are in MPI */
+    mpb_fatal(st, "out of memory creating a window");
   for (int r = 0; r < c->size; r++)
     w->len[r] = all[r].n, w->off[r] = all[r].off, w->serial[r] = (int32_t)all[r].serial;
   ws->serials++;

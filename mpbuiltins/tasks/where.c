@@ -401,7 +401,12 @@ void mpb_where_check_dead(mpb_state *st) {
 /* Rank 0 naps in a wait: look around, now and then. */
 static void on_idle(mpb_state *st, double waited) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
-  if (!s || !s->answers || st->size == 1 || st->phase == MPB_PHASE_IDLE || st->aborting) return;
+  if (!s || st->size == 1 || st->phase == MPB_PHASE_IDLE) return;
+  if (st->aborting) { /* a wait that outlasts an abort (an agreement's): not for a dead rank */
+    mpb_where_check_dead(st);
+    return;
+  }
+  if (!s->answers) return;
   double now = mpb_now();
   if (s->pending > 0 && now - s->started > 2.0) s->pending = 0; /* a rank that never
                                                                    answered: try anew */
