@@ -89,6 +89,7 @@ struct mpb_wakeup {
   uint32_t my_addr[MAXADDR], my_mask[MAXADDR];
   int my_n;
   uint64_t woken, refused;     /* datagrams from the job's ranks / from elsewhere */
+  uint64_t naps, naps_out;     /* naps taken / those that ran out their time */
 };
 
 int mpb_all_local(const mpb_state *st) { return !st->wake || st->wake->all_local; }
@@ -115,6 +116,11 @@ int mpb_pid_gone(int pid) {
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused) {
   *woken = st->wake ? st->wake->woken : 0;
   *refused = st->wake ? st->wake->refused : 0;
+}
+
+void mpb_nap_counts(const mpb_state *st, uint64_t *naps, uint64_t *timed_out) {
+  *naps = st->wake ? st->wake->naps : 0;
+  *timed_out = st->wake ? st->wake->naps_out : 0;
 }
 
 /* The CPU this process runs on now and that CPU's NUMA node (the nodeK
@@ -459,6 +465,7 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
       return 1;
     }
   }
+  if (w) w->naps++;
   if (w && w->fd >= 0) {
     struct pollfd pf[1 + MAXADDR];
     nfds_t n = 0;
@@ -474,7 +481,9 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
     for (long left = ns; left > 0; left = remaining_ns(&end)) {
       struct timespec ts = {left / 1000000000L, left % 1000000000L};
       int woken = 0;
-      if (ppoll(pf, n, &ts, NULL) <= 0) break; /* the time is up, or a signal */
+      int got = ppoll(pf, n, &ts, NULL);
+      if (got == 0) w->naps_out++;
+      if (got <= 0) break; /* the time is up, or a signal */
       for (nfds_t i = 0; i < n; i++)
         if (pf[i].revents) woken |= drain(st, pf[i].fd);
       if (woken) break;
@@ -482,6 +491,7 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
   } else {
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
     nanosleep(&ts, NULL);
+    if (w) w->naps_out++;
   }
   (void)ctl;
   if (w && w->nap_self) __atomic_store_n(w->nap_self, 0, __ATOMIC_SEQ_CST);

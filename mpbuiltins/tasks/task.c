@@ -152,6 +152,7 @@ static int tasks_gc(lua_State *L) {
   free(t->first.value);
   free(t->wheres);
   t->first.msg = t->first.value = t->wheres = NULL;
+  mpb_resync_close(t);
   return 0;
 }
 
