@@ -43,6 +43,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -477,11 +478,19 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
     pf[n++] = (struct pollfd){w->fd, POLLIN, 0};
     for (int i = 0; i < MAXADDR; i++)
       if (w->net[i] >= 0) pf[n++] = (struct pollfd){w->net[i], POLLIN, 0};
+    /* The poll timer's SIGALRM (hook.c, every few ms in a task) is for Lua
+    ** code that never calls the runtime; a wait polls on its own. Held back
+    ** during the nap (it is taken when the nap ends), it wakes no rank that
+    ** waits for a message: at P ranks waiting on few cores, P wake-ups a
+    ** tick. SIGINT and SIGUSR1 still end a nap. */
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    sigaddset(&mask, SIGALRM);
     /* a datagram from elsewhere is drained and the nap goes on */
     for (long left = ns; left > 0; left = remaining_ns(&end)) {
       struct timespec ts = {left / 1000000000L, left % 1000000000L};
       int woken = 0;
-      int got = ppoll(pf, n, &ts, NULL);
+      int got = ppoll(pf, n, &ts, &mask);
       if (got == 0) w->naps_out++;
       if (got <= 0) break; /* the time is up, or a signal */
       for (nfds_t i = 0; i < n; i++)
