@@ -82,14 +82,6 @@ static struct mpb_resync *rs_for(mpb_state *st, int64_t t) {
   return r;
 }
 
-/* The tree of fan-out fan: rank r's children and parent. */
-static int tree_children(const mpb_state *st, int fan, int r, int *first) {
-  int64_t f = (int64_t)r * fan + 1, l = f + fan - 1;
-  if (l > st->size - 1) l = st->size - 1;
-  *first = (int)(f < st->size ? f : st->size);
-  return l >= f ? (int)(l - f + 1) : 0;
-}
-
 static void bundle_add(mpb_state *st, struct mpb_resync *r, const char *p, size_t len) {
   if (r->blen + len > r->bcap) {
     size_t cap = r->bcap ? r->bcap : RECORD * 4;
@@ -215,7 +207,9 @@ static int resync_tree(lua_State *L, mpb_state *st, int64_t task) {
   mpb_tasks *tk = mpb_tasks_of(st);
   int fan = st->rank == 0 ? st->nfan : tk->abort_fan; /* rank 0's, as ABORT carries it */
   if (fan < 1 || fan > st->size) fan = st->size;
-  int first, nkids = tree_children(st, fan, st->rank, &first), parent = (st->rank - 1) / fan;
+  int first, last, parent = (st->rank - 1) / fan;
+  mpb_tree_children(st->size, fan, st->rank, &first, &last);
+  int nkids = last >= first ? last - first + 1 : 0;
   size_t vec = sizeof(int64_t) * (size_t)st->size;
   rs_wait(L, st, task, nkids, W_UP);
   struct mpb_resync *r = rs_for(st, task);

@@ -64,6 +64,8 @@ int mpb_msgh(lua_State *L);
 /* The children of rank r in the fan-out tree: ranks first..last (none if
 ** first > last), and its parent. */
 void mpb_children(const mpb_state *st, int r, int *first, int *last);
+/* The same in a tree of fan-out fan over size ranks. */
+void mpb_tree_children(int size, int fan, int r, int *first, int *last);
 static inline int mpb_parent(const mpb_state *st, int r) { return (r - 1) / st->nfan; }
 /* Rank 0: run a task on every rank: op with its wire-encoded arguments at
 ** the top n stack slots; leaves rank 0's results; raises the report on a
