@@ -48,6 +48,11 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "wakeups");
   lua_pushinteger(L, (lua_Integer)refused);
   lua_setfield(L, -2, "wakeups_refused");
+  mpb_nap_counts(st, &woken, &refused);
+  lua_pushinteger(L, (lua_Integer)woken);
+  lua_setfield(L, -2, "naps");
+  lua_pushinteger(L, (lua_Integer)refused);
+  lua_setfield(L, -2, "naps_timed_out");
   lua_pushinteger(L, (lua_Integer)st->looks);
   lua_setfield(L, -2, "inbox_looks");
   lua_pushinteger(L, (lua_Integer)mpb_lstr_adopted(st->lstr));

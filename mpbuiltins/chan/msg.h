@@ -25,6 +25,7 @@ enum { MPB_CH_USER = 0, MPB_CH_HANDOUT, MPB_CH_HANDIN, MPB_CH_REPLY, MPB_CH_COLL
 ** what each means is decided by the layer that handles it (tasks/). */
 enum { MPB_CTL_CMD = 1, MPB_CTL_DONE, MPB_CTL_FAULT, MPB_CTL_ABORT, MPB_CTL_EXIT,
        MPB_CTL_OUT, MPB_CTL_SNAP, MPB_CTL_STATE, MPB_CTL_PAUSE, MPB_CTL_GO, MPB_CTL_AGREE,
+       MPB_CTL_RS_UP, MPB_CTL_RS_DOWN, MPB_CTL_RS_WHERE, /* the abort's resync (tasks/) */
        MPB_NCTL };
 
 /* Every user message starts with this header; the body is wire-encoded. */

@@ -35,6 +35,8 @@
 #define NAP_FIRST_NS 1000L
 #define NAP_SHORT_NS 1000000L   /* 1 ms */
 #define NAP_LONG_NS 200000000L  /* 0.2 s: only a lost wake-up waits this long */
+/* The first nap of a wait that a wake-up ends (see back_off). */
+#define NAP_WOKEN_FIRST_NS 1000000L /* 1 ms */
 
 static long nap_cap(const mpb_state *st, int flags) {
   if (st->sends || st->csends || st->arrivals) return NAP_SHORT_NS;
@@ -77,6 +79,13 @@ static int back_off(mpb_state *st, mpb_ready ready, void *ud, int flags, int ove
   }
   long cap = nap_cap(st, flags);
   if ((flags & MPB_WAIT_BRIEF) && cap > NAP_SHORT_NS) cap = NAP_SHORT_NS; /* no wake-up comes */
+  /* A wait whose end comes with a wake-up (the idle loop, a task's fan-in,
+  ** the abort's resync, a message from a rank of this host) does not creep
+  ** up on it from a microsecond: on a host with more ranks than cores each
+  ** such nap runs out, a context switch and a poll per rank, some twenty per
+  ** rank in a task that lasts milliseconds. A wake-up lost all the same
+  ** costs at most this first nap, then half the wait so far. */
+  if (cap == NAP_LONG_NS && *nap < NAP_WOKEN_FIRST_NS) *nap = NAP_WOKEN_FIRST_NS;
   if (*nap > cap) *nap = cap;
   look_arg look = {ready, ud};
   if (mpb_nap(st, *nap, look_again, &look, flags & MPB_WAIT_CTL)) return 1;

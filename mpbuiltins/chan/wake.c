@@ -43,6 +43,7 @@
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +90,7 @@ struct mpb_wakeup {
   uint32_t my_addr[MAXADDR], my_mask[MAXADDR];
   int my_n;
   uint64_t woken, refused;     /* datagrams from the job's ranks / from elsewhere */
+  uint64_t naps, naps_out;     /* naps taken / those that ran out their time */
 };
 
 int mpb_all_local(const mpb_state *st) { return !st->wake || st->wake->all_local; }
@@ -115,6 +117,11 @@ int mpb_pid_gone(int pid) {
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused) {
   *woken = st->wake ? st->wake->woken : 0;
   *refused = st->wake ? st->wake->refused : 0;
+}
+
+void mpb_nap_counts(const mpb_state *st, uint64_t *naps, uint64_t *timed_out) {
+  *naps = st->wake ? st->wake->naps : 0;
+  *timed_out = st->wake ? st->wake->naps_out : 0;
 }
 
 /* The CPU this process runs on now and that CPU's NUMA node (the nodeK
@@ -459,6 +466,7 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
       return 1;
     }
   }
+  if (w) w->naps++;
   if (w && w->fd >= 0) {
     struct pollfd pf[1 + MAXADDR];
     nfds_t n = 0;
@@ -470,11 +478,21 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
     pf[n++] = (struct pollfd){w->fd, POLLIN, 0};
     for (int i = 0; i < MAXADDR; i++)
       if (w->net[i] >= 0) pf[n++] = (struct pollfd){w->net[i], POLLIN, 0};
+    /* The poll timer's SIGALRM (hook.c, every few ms in a task) is for Lua
+    ** code that never calls the runtime; a wait polls on its own. Held back
+    ** during the nap (it is taken when the nap ends), it wakes no rank that
+    ** waits for a message: at P ranks waiting on few cores, P wake-ups a
+    ** tick. SIGINT and SIGUSR1 still end a nap. */
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    sigaddset(&mask, SIGALRM);
     /* a datagram from elsewhere is drained and the nap goes on */
     for (long left = ns; left > 0; left = remaining_ns(&end)) {
       struct timespec ts = {left / 1000000000L, left % 1000000000L};
       int woken = 0;
-      if (ppoll(pf, n, &ts, NULL) <= 0) break; /* the time is up, or a signal */
+      int got = ppoll(pf, n, &ts, &mask);
+      if (got == 0) w->naps_out++;
+      if (got <= 0) break; /* the time is up, or a signal */
       for (nfds_t i = 0; i < n; i++)
         if (pf[i].revents) woken |= drain(st, pf[i].fd);
       if (woken) break;
@@ -482,6 +500,7 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl) {
   } else {
     struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
     nanosleep(&ts, NULL);
+    if (w) w->naps_out++;
   }
   (void)ctl;
   if (w && w->nap_self) __atomic_store_n(w->nap_self, 0, __ATOMIC_SEQ_CST);

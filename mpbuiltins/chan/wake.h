@@ -25,6 +25,8 @@ int mpb_nap(mpb_state *st, long ns, mpb_ready ready, void *ud, int ctl);
 void mpb_wake(mpb_state *st, int dst, int ctl);
 /* Wake-up datagrams taken from the job's ranks, and from elsewhere (refused). */
 void mpb_wake_counts(const mpb_state *st, uint64_t *woken, uint64_t *refused);
+/* Naps taken, and those that ran out their time (no wake-up ended them). */
+void mpb_nap_counts(const mpb_state *st, uint64_t *naps, uint64_t *timed_out);
 /* Every rank of the job is on this host / this host has more ranks than cores. */
 int mpb_all_local(const mpb_state *st);
 /* The process id of rank r when it runs on this host (same kernel and

@@ -5,22 +5,10 @@
 ** A rank that raises an error in a task sends FAULT to rank 0; rank 0 (on a
 ** FAULT, its own error, or Ctrl-C) sends ABORT to every worker, down the
 ** fan-out tree. Waiting ranks see ABORT in the one wait, computing ranks in
-** the poll hook; all unwind to their task runner and meet in mpb_resync:
-**   1. workers make sure they hold this task's ABORT;
-**   2. one reduce-scatter on the control communicator (O(log P) rounds)
-**      tells each rank how many user messages its peers sent it in all since
-**      the last resync, rank 0 how many ranks sent FAULT, and every rank
-**      whether one lent the extensions' communicator;
-**   3. each rank receives (and drops) until it holds that many and its own
-**      sends have completed (a rank never holds more from a peer than the
-**      peer sent, so the totals match only when every pair's do); rank 0
-**      until it holds every FAULT;
-**   4. the whereabouts' gather to rank 0 (a fan-in: P - 1 messages): rank 0,
-**      the only one that starts tasks, leaves it when every rank is clean.
-** MPI traffic is thus drained, not abandoned: no request stays pending, so the
-** user communicator is reused and no context id is spent per abort. Messages
-** also carry their task number, so nothing from before the abort is ever
-** delivered after it.
+** the poll hook; all unwind to their task runner and meet in mpb_resync
+** (resync.c), which drains what the task left and gathers the whereabouts
+** of the report made here. Messages also carry their task number, so nothing
+** from before the abort is ever delivered after it.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -60,116 +48,6 @@ static void send_abort(mpb_state *st, int64_t task, int64_t fan) {
 void mpb_abort_begin(mpb_state *st) {
   st->aborting = 1;
   if (st->use_mpi) send_abort(st, st->task, st->nfan > 0 ? st->nfan : 1);
-}
-
-/* The protocol's waits: short steps, not aborted (on a host with more ranks
-** than cores, brief naps rather than yields: see chan/wait.c). */
-#define RESYNC_WAIT (MPB_WAIT_NOABORT | MPB_WAIT_CTL | MPB_WAIT_HOT | MPB_WAIT_BRIEF)
-
-static int abort_received(mpb_state *st, void *ud) {
-  (void)ud;
-  return st->abort_task >= st->task;
-}
-
-#define REQS_MAX 2
-typedef struct { MPI_Request *req; int n; } reqs;
-
-static int reqs_done(mpb_state *st, void *ud) {
-  const reqs *r = ud;
-  MPI_Status s[REQS_MAX];
-  int flag = 0, rc = MPI_Testall(r->n, r->req, &flag, s);
-  if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
-  if (!flag && st->rank == 0) mpb_where_check_dead(st); /* a dead rank never takes part */
-  return flag;
-}
-
-static int drained(mpb_state *st, void *ud) {
-  int64_t expect = *(const int64_t *)ud, got = 0;
-  if (st->rank == 0) mpb_where_check_dead(st);
-  for (int p = 0; p < st->size; p++) got += st->recvd_from[p];
-  if (got < expect) return 0;
-  return st->sends == NULL && mpb_arrivals_idle(st) && mpb_tasks_of(st)->nfault_msgs >= mpb_tasks_of(st)->nfault_expect;
-}
-
-void mpb_wait_reqs(lua_State *L, mpb_state *st, MPI_Request *req, int n) {
-  reqs r = {req, n < REQS_MAX ? n : REQS_MAX};
-  mpb_wait(L, st, reqs_done, &r, RESYNC_WAIT);
-}
-
-void mpb_wait_req(lua_State *L, mpb_state *st, MPI_Request *req) { mpb_wait_reqs(L, st, req, 1); }
-
-/* Forget everything of the aborted epoch: queued messages and counts. */
-static void clean(mpb_state *st) {
-  mpb_inbox_clear(st, 1);
-  memset(st->sent_to, 0, sizeof *st->sent_to * (size_t)st->size);
-  memset(st->recvd_from, 0, sizeof *st->recvd_from * (size_t)st->size);
-}
-
-void mpb_resync(lua_State *L, mpb_state *st) {
-  int64_t task = st->task;
-  MPB_TRACE_SPAN(NULL, st, MPB_TR_RESYNC, 0, -1, (uint32_t)task, 0);
-  st->naborts++;
-  st->in_task = 0;
-  mpb_tasks *tk = mpb_tasks_of(st);
-  if (tk->on_abort) tk->on_abort(st); /* e.g. locks released: another rank may wait for them */
-  if (st->use_mpi && st->size > 1) {
-    if (st->rank != 0) mpb_wait(L, st, abort_received, NULL, RESYNC_WAIT);
-    else mpb_where_check_dead_later(st);
-    /* per peer: messages sent it, this rank's fault, its lending; summed
-    ** and scattered, each rank gets its own three */
-    size_t n = (size_t)st->size;
-    int64_t *out = malloc(3 * n * sizeof *out), in[3];
-    if (!out) mpb_fatal(st, "out of memory in the abort protocol");
-    for (size_t p = 0; p < n; p++) {
-      out[3 * p] = st->sent_to[p];
-      out[3 * p + 1] = st->faulted;
-      out[3 * p + 2] = st->ccomm_lent;
-    }
-    MPI_Request req[2];
-    int rc = MPI_Ireduce_scatter_block(out, in, 3, MPI_INT64_T, MPI_SUM, st->ctl, &req[0]);
-    if (rc != MPI_SUCCESS) mpb_fatal_mpi(st, rc, "the abort protocol failed");
-    mpb_wait_reqs(L, st, req, 1);
-    free(out);
-    int nf = (int)(in[1] - st->faulted), renew = in[2] > 0; /* nf: the others' faults */
-    mpb_tasks_of(st)->nfault_expect = st->rank == 0 ? nf : 0;
-    mpb_wait(L, st, drained, &in[0], RESYNC_WAIT);
-    /* Clean, then the whereabouts' gather to rank 0, which ends the
-    ** protocol: rank 0 leaves it only when every rank has entered it,
-    ** clean, and only rank 0 starts the next task (a rank that leaves
-    ** first waits for its CMD). A fan-in costs P - 1 messages, a barrier
-    ** P log P: on a host with more ranks than cores, each a turn of a
-    ** rank on the cores.
-    ** Compiled extensions get a fresh communicator beside it: whatever
-    ** they left pending on the old one can never match after the abort.
-    ** When no rank lent it since it was made, nothing can be pending on
-    ** it. The new one is made before the old is freed: MPICH releases a
-    ** freed communicator's context at once, pending receives or not, and
-    ** the next one made would take it over, with those receives. */
-    clean(st);
-    mpb_where_gather_start(st, &req[0]);
-    MPI_Comm old = st->ccomm;
-    if (renew && (rc = MPI_Comm_idup(st->base, &st->ccomm, &req[1])) != MPI_SUCCESS)
-      mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
-    mpb_wait_reqs(L, st, req, 1 + renew);
-    mpb_where_gather_end(st);
-    if (renew) {
-      if ((rc = MPI_Comm_free(&old)) != MPI_SUCCESS)
-        mpb_fatal_mpi(st, rc, "cannot renew the extensions' communicator");
-      st->ccomm_lent = 0;
-    }
-    mpb_tasks_of(st)->nself = st->faulted + nf;
-  } else {
-    clean(st);
-    mpb_where_gather(L, st);
-    mpb_tasks_of(st)->nself = st->faulted;
-  }
-  /* every rank is out of the task: upper layers end what it left */
-  mpb_task_ends(L, st, 1);
-  st->faulted = 0;
-  mpb_tasks_of(st)->nfault_expect = 0;
-  /* an ABORT of the next task may have arrived since the gather */
-  st->aborting = st->abort_task > task;
-  mpb_hook_arm(st, 0);
 }
 
 /* ---------------------------------------------------------- abort error */
@@ -269,7 +147,7 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   char where[4096];
   /* the faulting rank is left out, unless it did more after its fault (a
   ** __close handler that waited: task.c says "faulted, then ...") */
-  int also = r >= 0 && mpb_tasks_of(st)->wheres && strncmp(mpb_tasks_of(st)->wheres + 192 * (size_t)r, "faulted, then", 13) == 0;
+  int also = r >= 0 && mpb_tasks_of(st)->wheres && strncmp(mpb_tasks_of(st)->wheres + MPB_WHERE_LEN * (size_t)r, "faulted, then", 13) == 0;
   mpb_where_text(st, r >= 0 && !also ? r : -1, where, sizeof where);
   lua_createtable(L, 0, 8);
   int t = lua_gettop(L);
@@ -314,7 +192,7 @@ void mpb_fault_report(lua_State *L, mpb_state *st, const char *fname) {
   }
   lua_createtable(L, st->size, 1);
   for (int p = 0; mpb_tasks_of(st)->wheres && p < st->size; p++) {
-    lua_pushstring(L, mpb_tasks_of(st)->wheres + 192 * (size_t)p);
+    lua_pushstring(L, mpb_tasks_of(st)->wheres + MPB_WHERE_LEN * (size_t)p);
     lua_rawseti(L, -2, p);
   }
   lua_setfield(L, t, "where");
@@ -365,7 +243,9 @@ static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
 
 static void on_abort(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task > st->abort_task) {
-    send_abort(st, h->task, h->value > 0 ? h->value : st->size);
+    int64_t fan = h->value > 0 && h->value <= st->size ? h->value : st->size;
+    send_abort(st, h->task, fan);
+    mpb_tasks_of(st)->abort_fan = (int)fan; /* the resync's tree */
     st->abort_task = h->task;
     if (h->task >= st->task) {
       st->task = h->task;
@@ -387,6 +267,7 @@ static void on_interrupt(mpb_state *st) {
 void mpb_abort_handlers(mpb_state *st) {
   mpb_ctl_on(st, MPB_CTL_FAULT, on_fault);
   mpb_ctl_on(st, MPB_CTL_ABORT, on_abort);
+  mpb_resync_handlers(st);
   st->on_interrupt = on_interrupt;
 }
 

@@ -18,11 +18,15 @@
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
-void mpb_children(const mpb_state *st, int r, int *first, int *last) {
-  int64_t f = (int64_t)r * st->nfan + 1, l = f + st->nfan - 1;
-  if (l > st->size - 1) l = st->size - 1;
-  *first = (int)(f < st->size ? f : st->size);
+void mpb_tree_children(int size, int fan, int r, int *first, int *last) {
+  int64_t f = (int64_t)r * fan + 1, l = f + fan - 1;
+  if (l > size - 1) l = size - 1;
+  *first = (int)(f < size ? f : size);
   *last = (int)l;
+}
+
+void mpb_children(const mpb_state *st, int r, int *first, int *last) {
+  mpb_tree_children(st->size, st->nfan, r, first, last);
 }
 
 static int nchildren(const mpb_state *st) {
@@ -152,6 +156,7 @@ static int tasks_gc(lua_State *L) {
   free(t->first.value);
   free(t->wheres);
   t->first.msg = t->first.value = t->wheres = NULL;
+  mpb_resync_close(t);
   return 0;
 }
 

@@ -43,7 +43,9 @@ typedef struct mpb_tasks {
   int64_t begun;     /* the last task this rank began (an ABORT can name a later one) */
   int64_t unrecv;    /* unreceived user messages reported by the subtree */
   struct mpb_snap *snap;  /* rank 0: the looking around (where.c) */
-  char *wheres;      /* rank 0: every rank's `where` after an abort [size][192] */
+  char *wheres;      /* rank 0: every rank's `where` after an abort [size][MPB_WHERE_LEN] */
+  int abort_fan;     /* workers: the fan-out of the tree the last ABORT came down */
+  struct mpb_resync *rs; /* the resync's messages (resync.c) */
   int connect;       /* rank 0: the rank chunks are routed to (0: none) */
   lua_CFunction ops[MPB_NTASK]; /* task operations other files register */
   struct mpb_task_end *ends;    /* what upper layers end with a task (mpb_task_on_end) */
@@ -63,6 +65,8 @@ int mpb_msgh(lua_State *L);
 /* The children of rank r in the fan-out tree: ranks first..last (none if
 ** first > last), and its parent. */
 void mpb_children(const mpb_state *st, int r, int *first, int *last);
+/* The same in a tree of fan-out fan over size ranks. */
+void mpb_tree_children(int size, int fan, int r, int *first, int *last);
 static inline int mpb_parent(const mpb_state *st, int r) { return (r - 1) / st->nfan; }
 /* Rank 0: run a task on every rank: op with its wire-encoded arguments at
 ** the top n stack slots; leaves rank 0's results; raises the report on a
@@ -90,8 +94,12 @@ void mpb_abort_handlers(mpb_state *st);
 /* -------------------------------------------------------------- abort.c */
 /* Is the value at idx the abort error (the one a stopped task raises)? */
 int mpb_is_abort(lua_State *L, int idx);
+/* -------------------------------------------------------------- resync.c */
 /* Bring every rank back to a clean, synchronized state after a fault. */
 void mpb_resync(lua_State *L, mpb_state *st);
+void mpb_resync_handlers(mpb_state *st);
+/* Free what the resync keeps (the tasks' __gc). */
+void mpb_resync_close(mpb_tasks *tk);
 /* Rank 0: record a fault (first one wins); msg copied. */
 void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
 /* The same with the error value (wire-encoded, vlen bytes, copied) and the
@@ -115,12 +123,14 @@ void mpb_where_reset(mpb_state *st);
 /* A pause begins on this rank (mpb_wait_paused): its number; rank 0 looks
 ** around at once to let it go when nothing else can change. */
 uint32_t mpb_where_pause(mpb_state *st);
-/* In the abort protocol (collective): every rank's `where` to rank 0. The
-** gather can be started (*req: MPI_REQUEST_NULL when there is nothing to
-** wait for), waited for with other requests, and ended. */
-void mpb_where_gather(lua_State *L, mpb_state *st);
-void mpb_where_gather_start(mpb_state *st, MPI_Request *req);
-void mpb_where_gather_end(mpb_state *st);
+/* In the abort protocol: this rank's `where` said (rank 0: every rank's
+** to come, mpb_where_put), MPB_WHERE_LEN bytes of it, rank r's at rank 0,
+** and the end (texts terminated, this rank's cleared). */
+#define MPB_WHERE_LEN 192
+void mpb_where_begin(mpb_state *st);
+void mpb_where_mine(mpb_state *st, char *out);
+void mpb_where_put(mpb_state *st, int r, const char *text);
+void mpb_where_end(mpb_state *st);
 /* Rank 0: end the job, saying which, if a rank of this host has died (now
 ** and then; the abort protocol's waits, which wait for every rank, call it). */
 void mpb_where_check_dead(mpb_state *st);

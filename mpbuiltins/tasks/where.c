@@ -35,7 +35,7 @@
 
 #include "tasks/tasks.h"
 
-#define WHERE 192
+#define WHERE MPB_WHERE_LEN
 /* Looks for dead ranks: the first ALIVE_EVERY into a wait, then further
 ** apart as the wait lasts (ALIVE_GROWTH), at most ALIVE_MAX apart. */
 #define ALIVE_EVERY 0.02
@@ -465,8 +465,7 @@ void mpb_where_reset(mpb_state *st) {
 }
 
 /* --------------------------------------------------------- whereabouts */
-void mpb_where_gather_start(mpb_state *st, MPI_Request *req) {
-  *req = MPI_REQUEST_NULL;
+void mpb_where_begin(mpb_state *st) {
   if (!st->where[0]) {
     /* idle: the abort came before this rank began the task, or after it finished */
     const char *w = st->phase == MPB_PHASE_RUN                ? "was stopped"
@@ -474,33 +473,24 @@ void mpb_where_gather_start(mpb_state *st, MPI_Request *req) {
                                                           : "had finished the task";
     snprintf(st->where, sizeof st->where, "%s", w);
   }
-  char *all = NULL;
-  if (st->rank == 0) {
-    free(mpb_tasks_of(st)->wheres);
-    all = mpb_tasks_of(st)->wheres = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
-    if (!all) mpb_fatal(st, "out of memory in the abort protocol");
-  }
-  if (st->size > 1 && st->use_mpi) {
-    if (MPI_Igather(st->where, WHERE, MPI_CHAR, all, WHERE, MPI_CHAR, 0, st->ctl, req) !=
-        MPI_SUCCESS)
-      mpb_fatal(st, "the abort protocol failed");
-  } else if (all) {
-    memcpy(all, st->where, WHERE);
-  }
+  if (st->rank != 0) return;
+  free(mpb_tasks_of(st)->wheres);
+  mpb_tasks_of(st)->wheres = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
+  if (!mpb_tasks_of(st)->wheres) mpb_fatal(st, "out of memory in the abort protocol");
 }
 
-void mpb_where_gather_end(mpb_state *st) {
+void mpb_where_mine(mpb_state *st, char *out) { memcpy(out, st->where, WHERE); }
+
+void mpb_where_put(mpb_state *st, int r, const char *text) {
+  char *all = mpb_tasks_of(st)->wheres;
+  if (all && r >= 0 && r < st->size) memcpy(all + WHERE * (size_t)r, text, WHERE);
+}
+
+void mpb_where_end(mpb_state *st) {
   char *all = mpb_tasks_of(st)->wheres;
   if (all)
     for (int p = 0; p < st->size; p++) all[WHERE * (size_t)p + WHERE - 1] = '\0';
   st->where[0] = '\0'; /* said: a late abort of the next task starts afresh */
-}
-
-void mpb_where_gather(lua_State *L, mpb_state *st) {
-  MPI_Request req;
-  mpb_where_gather_start(st, &req);
-  if (req != MPI_REQUEST_NULL) mpb_wait_req(L, st, &req);
-  mpb_where_gather_end(st);
 }
 
 void mpb_where_text(mpb_state *st, int skip, char *out, size_t cap) {
