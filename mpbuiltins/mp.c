@@ -59,6 +59,8 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "strings_adopted");
   lua_pushinteger(L, (lua_Integer)mpb_where_alive_looks(st));
   lua_setfield(L, -2, "alive_looks");
+  lua_pushinteger(L, (lua_Integer)mpb_where_answer_bytes(st));
+  lua_setfield(L, -2, "where_answer_bytes");
   return 1;
 }
 

@@ -137,6 +137,10 @@ void mpb_where_check_dead(mpb_state *st);
 /* Rank 0: how many ranks its looks for dead ones have looked at (each a
 ** read of /proc), since the start (mp.stats().alive_looks). */
 int64_t mpb_where_alive_looks(mpb_state *st);
+/* Rank 0: the bytes of the last complete whereabouts round's answers (a
+** head, and a count for each peer a rank talked to, per rank;
+** mp.stats().where_answer_bytes). */
+int64_t mpb_where_answer_bytes(mpb_state *st);
 /* Rank 0: the next look in ALIVE_EVERY, not at once (a wait begins). */
 void mpb_where_check_dead_later(mpb_state *st);
 /* Rank 0: the gathered whereabouts as lines (ranks with the same text

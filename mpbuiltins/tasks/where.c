@@ -9,8 +9,9 @@
 ** answers at once from its poll (STATE): running (with the Lua line it is
 ** at), blocked in a wait for a message (which, from whom, and the line that
 ** called it; its wait checked once more first), or finished its part, and
-** its counts of user messages sent to and received from every rank. Nothing
-** of this costs anything until a wait naps.
+** its counts of user messages sent to and received from each rank it
+** talked to (where_answer.h: an answer grows with a rank's peers, not with
+** the job). Nothing of this costs anything until a wait naps.
 **
 ** A deadlock is exact, not a guess: every rank blocked or finished, one at
 ** least blocked, and every message sent to a blocked rank received (counts
@@ -34,6 +35,7 @@
 #include <string.h>
 
 #include "tasks/tasks.h"
+#include "tasks/where_answer.h"
 
 #define WHERE MPB_WHERE_LEN
 /* Looks for dead ranks: the first ALIVE_EVERY into a wait, then further
@@ -41,24 +43,16 @@
 #define ALIVE_EVERY 0.02
 #define ALIVE_MAX 1.0
 #define ALIVE_GROWTH 2.0
-enum { S_RUNNING, S_BLOCKED, S_FINISHED, S_IDLE, S_PAUSED };
-
-typedef struct {
-  int64_t round, task;
-  int32_t state, peer;
-  uint32_t comm, seq, pause, turn;
-  char op[48];
-  char line[96];
-} snap_head;
-
 struct mpb_snap {
   mpb_state *st;           /* to unhook at collection */
   int64_t round;           /* the round under way or last done */
   int pending;             /* answers still to come */
   double started, next, gap;
-  char *answers;           /* [size] (head + sent[size] + recvd[size]) */
-  char *previous;          /* the last complete round, to compare */
+  int size;                /* of answers and previous */
+  mpb_answer **answers;    /* [size]: each rank's last answer, sized to it */
+  mpb_answer **previous;   /* the last complete round, to compare (once deadlocked) */
   int have_previous;
+  int64_t answer_bytes;    /* the last complete round's answers (mp.stats().where_answer_bytes) */
   double watchdog;         /* seconds (0: off) */
   int watchdog_abort;
   double watched;          /* the wait length last reported */
@@ -67,64 +61,29 @@ struct mpb_snap {
   int64_t alive_reads;     /* ranks looked at for dead ones (mp.stats().alive_looks) */
 };
 
-static size_t answer_size(const mpb_state *st) {
-  return sizeof(snap_head) + 2 * sizeof(int64_t) * (size_t)st->size;
-}
-
-static snap_head *answer(mpb_state *st, char *all, int r) {
-  return (snap_head *)(void *)(all + answer_size(st) * (size_t)r);
-}
-
-static int64_t *counts(snap_head *h) { return (int64_t *)(void *)(h + 1); }
-
-/* This rank's answer, made from its poll: consistent with what it holds. */
-static void describe(mpb_state *st, snap_head *h) {
-  memset(h, 0, sizeof *h);
-  h->task = st->task;
-  h->state = S_RUNNING;
-  const mpb_waitdesc *d = st->waiting.d;
-  int quiet = mpb_arrivals_idle(st) && !st->sends;
-  if (d && quiet && !st->waiting.ready(st, st->waiting.ud)) {
-    h->state = st->waiting.pause ? S_PAUSED : S_BLOCKED;
-    h->pause = st->waiting.pause;
-    h->turn = st->waiting.turn;
-    h->peer = d->peer;
-    h->comm = d->comm;
-    h->seq = d->seq;
-    if (!st->call_name || !st->call_name(st, st->waiting.L, h->op, sizeof h->op))
-      snprintf(h->op, sizeof h->op, "%s", d->op);
-    mpb_lua_line(st->waiting.L, h->line, sizeof h->line);
-  } else if ((st->phase == MPB_PHASE_FINISHED || st->phase == MPB_PHASE_IDLE) && quiet) {
-    h->state = S_FINISHED; /* idle: done with this task (a task not begun has an older number) */
-  } else {
-    mpb_lua_line(mpb_running(st), h->line, sizeof h->line);
-  }
-  int64_t *c = counts(h);
-  memcpy(c, st->sent_to, sizeof(int64_t) * (size_t)st->size);
-  memcpy(c + st->size, st->recvd_from, sizeof(int64_t) * (size_t)st->size);
-}
+static mpb_answer *answer(mpb_answer **all, int r) { return all[r]; }
 
 /* ------------------------------------------------------------ wording */
 /* The prefix of a wait's op: "mpi.Recv(...)" names its module (mp.mpi's) */
-static const char *module(const snap_head *h) {
+static const char *module(const mpb_answer *h) {
   return strncmp(h->op, "mpi.", 4) == 0 ? "" : "mp.";
 }
 
-static void say_state(const snap_head *h, char *buf, size_t n) {
+static void say_state(const mpb_answer *h, char *buf, size_t n) {
   /* worded for one rank; collapse() turns "has" into "have" for several */
   char peer[32] = "", seq[40] = "", at[112] = "";
   if (h->peer >= 0) snprintf(peer, sizeof peer, " from rank %d", h->peer);
   if (h->seq) snprintf(seq, sizeof seq, " (collective #%u)", (unsigned)h->seq);
   if (h->line[0]) snprintf(at, sizeof at, " at %s", h->line);
   switch (h->state) {
-    case S_BLOCKED:
+    case MPB_AT_BLOCKED:
       snprintf(buf, n, "waits in %s%s%s%s%s", module(h), h->op, peer, seq, at);
       break;
-    case S_PAUSED:
+    case MPB_AT_PAUSED:
       snprintf(buf, n, "waits in %s%s (the scheduler's pause)%s", module(h), h->op, at);
       break;
-    case S_FINISHED: snprintf(buf, n, "has finished the task"); break;
-    case S_IDLE: snprintf(buf, n, "has not started the task"); break;
+    case MPB_AT_FINISHED: snprintf(buf, n, "has finished the task"); break;
+    case MPB_AT_IDLE: snprintf(buf, n, "has not started the task"); break;
     default: snprintf(buf, n, "is running%s", at); break;
   }
 }
@@ -174,35 +133,41 @@ static void collapse(const char *texts, size_t stride, int n, const char *sep, c
 
 /* --------------------------------------------------------- the verdict */
 /* Blocked or paused: sends nothing until a message (or GO) comes. */
-static int stuck(const snap_head *h) { return h->state == S_BLOCKED || h->state == S_PAUSED; }
+static int stuck(const mpb_answer *h) { return h->state == MPB_AT_BLOCKED || h->state == MPB_AT_PAUSED; }
 
 /* Nothing can change: every rank stuck or finished, one at least stuck,
 ** nothing on its way to a stuck rank. */
-static int deadlocked(mpb_state *st, char *all) {
+static int deadlocked(mpb_state *st, mpb_answer **all) {
   int n = st->size, blocked = 0;
   for (int p = 0; p < n; p++) {
-    snap_head *h = answer(st, all, p);
+    mpb_answer *h = answer(all, p);
     if (h->task != st->task) return 0;
     if (stuck(h)) blocked++;
-    else if (h->state != S_FINISHED) return 0;
+    else if (h->state != MPB_AT_FINISHED) return 0;
   }
   if (!blocked) return 0;
-  for (int p = 0; p < n; p++) { /* nothing on its way to a blocked rank */
-    snap_head *h = answer(st, all, p);
-    if (!stuck(h)) continue;
-    for (int q = 0; q < n; q++)
-      if (counts(answer(st, all, q))[p] != counts(h)[n + q]) return 0;
+  /* nothing on its way to a blocked rank: every q sent to a blocked p what
+  ** p received from q. A pair either lists is checked from that side; a pair
+  ** neither lists is 0 and 0. */
+  for (int p = 0; p < n; p++) {
+    mpb_answer *h = answer(all, p);
+    for (uint32_t i = 0; i < h->npeers; i++) {
+      const mpb_count *c = &mpb_answer_counts(h)[i];
+      mpb_answer *peer = answer(all, c->peer);
+      if (stuck(h) && c->recvd != mpb_answer_sent(peer, p)) return 0;
+      if (stuck(peer) && c->sent != mpb_answer_recvd(peer, p)) return 0;
+    }
   }
   return 1;
 }
 
 /* The deadlock's words: one rank waiting on one finished peer says so as
 ** the wait would; else every rank's state. */
-static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
+static void deadlock_message(mpb_state *st, mpb_answer **all, char *out, size_t cap) {
   int n = st->size, nb = 0, b = -1;
   for (int p = 0; p < n; p++)
-    if (answer(st, all, p)->state == S_BLOCKED) nb++, b = p;
-  snap_head *h = answer(st, all, b);
+    if (answer(all, p)->state == MPB_AT_BLOCKED) nb++, b = p;
+  mpb_answer *h = answer(all, b);
   if (nb == 1) { /* one rank waits for others that are done */
     char who[64];
     if (h->peer >= 0) snprintf(who, sizeof who, "rank %d has", h->peer);
@@ -217,20 +182,20 @@ static void deadlock_message(mpb_state *st, char *all, char *out, size_t cap) {
     snprintf(out, cap, "deadlock: every rank waits or has finished");
     return;
   }
-  for (int p = 0; p < n; p++) say_state(answer(st, all, p), texts + WHERE * (size_t)p, WHERE);
+  for (int p = 0; p < n; p++) say_state(answer(all, p), texts + WHERE * (size_t)p, WHERE);
   int k = snprintf(out, cap, "deadlock: ");
   collapse(texts, WHERE, n, ", ", out + k, cap - (size_t)k);
   free(texts);
 }
 
-static void whereabouts(mpb_state *st, char *all, char *out, size_t cap) {
+static void whereabouts(mpb_state *st, mpb_answer **all, char *out, size_t cap) {
   char *texts = calloc(st->size > 0 ? (size_t)st->size : 1, WHERE);
   if (!texts) {
     out[0] = '\0';
     return;
   }
   for (int p = 0; p < st->size; p++) {
-    snap_head *h = answer(st, all, p);
+    mpb_answer *h = answer(all, p);
     if (h->round == mpb_tasks_of(st)->snap->round) say_state(h, texts + WHERE * (size_t)p, WHERE);
     else snprintf(texts + WHERE * (size_t)p, WHERE, "did not answer (busy in C code?)");
   }
@@ -245,26 +210,45 @@ static void let_go(mpb_state *st, int r, uint32_t pause) {
   else mpb_ctl_send(st, r, MPB_CTL_GO, st->task, 0, pause, NULL, 0);
 }
 
+/* Rank 0's own answer, now, for the round under way. */
+static void describe_mine(mpb_state *st, struct mpb_snap *s) {
+  mpb_answer *h = mpb_answer_describe(st);
+  if (!h) mpb_fatal(st, "out of memory in a whereabouts round");
+  free(s->answers[0]);
+  s->answers[0] = h;
+  h->round = s->round;
+}
+
+/* The answers of rank 0's table into its copy to compare. */
+static void keep_previous(mpb_state *st, struct mpb_snap *s) {
+  for (int p = 0; p < st->size; p++) {
+    size_t len = mpb_answer_size(s->answers[p]->npeers);
+    mpb_answer *b = realloc(s->previous[p], len);
+    if (!b) mpb_fatal(st, "out of memory in a whereabouts round");
+    s->previous[p] = memcpy(b, s->answers[p], len);
+  }
+}
+
 static void complete(mpb_state *st) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
-  describe(st, answer(st, s->answers, 0)); /* rank 0's own, now */
-  answer(st, s->answers, 0)->round = s->round;
-  size_t all = answer_size(st) * (size_t)st->size;
+  describe_mine(st, s);
+  s->answer_bytes = 0;
+  for (int p = 0; p < st->size; p++) s->answer_bytes += (int64_t)mpb_answer_size(s->answers[p]->npeers);
   int dead = deadlocked(st, s->answers);
   if (dead && s->have_previous) { /* the same picture twice: final */
     int same = 1;
     for (int p = 0; p < st->size && same; p++) {
-      snap_head *a = answer(st, s->answers, p), *b = answer(st, s->previous, p);
+      mpb_answer *a = answer(s->answers, p), *b = answer(s->previous, p);
       same = a->state == b->state && a->pause == b->pause &&
-             memcmp(counts(a), counts(b), 2 * sizeof(int64_t) * (size_t)st->size) == 0;
+             mpb_answer_same_counts(a, b);
     }
     int p = -1;
     for (int q = 0; q < st->size && same; q++) {
-      snap_head *h = answer(st, s->answers, q);
-      if (h->state == S_PAUSED && (p < 0 || h->turn < answer(st, s->answers, p)->turn)) p = q;
+      mpb_answer *h = answer(s->answers, q);
+      if (h->state == MPB_AT_PAUSED && (p < 0 || h->turn < answer(s->answers, p)->turn)) p = q;
     }
     if (same && p >= 0) { /* not a deadlock: the first pause goes on */
-      let_go(st, p, answer(st, s->answers, p)->pause);
+      let_go(st, p, answer(s->answers, p)->pause);
       s->have_previous = 0;
       s->next = 0;
       return;
@@ -277,29 +261,31 @@ static void complete(mpb_state *st) {
       return;
     }
   }
-  memcpy(s->previous, s->answers, all);
+  if (dead) keep_previous(st, s);
   s->have_previous = dead;
   if (dead) s->next = 0; /* confirm at once */
 }
 
 static void on_state(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
-  if (s && s->answers && m->len == sizeof *h + answer_size(st) && h->value == s->round &&
-      s->pending > 0 && m->src > 0 && m->src < st->size) {
-    memcpy(answer(st, s->answers, m->src), m->buf + sizeof *h, answer_size(st));
+  mpb_answer *a = NULL;
+  if (s && s->answers && m->len >= sizeof *h && h->value == s->round && s->pending > 0 &&
+      m->src > 0 && m->src < st->size)
+    a = mpb_answer_read(m->buf + sizeof *h, m->len - sizeof *h, st->size);
+  if (a) {
+    free(s->answers[m->src]);
+    s->answers[m->src] = a;
     if (--s->pending == 0) complete(st);
   }
   mpb_msg_free(m);
 }
 
 static void on_snap(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
-  size_t len = answer_size(st);
-  char *buf = malloc(len);
-  if (buf) {
-    describe(st, (snap_head *)(void *)buf);
-    ((snap_head *)(void *)buf)->round = h->value;
-    mpb_ctl_send(st, 0, MPB_CTL_STATE, h->task, 0, h->value, buf, len);
-    free(buf);
+  mpb_answer *a = mpb_answer_describe(st);
+  if (a) {
+    a->round = h->value;
+    mpb_ctl_send(st, 0, MPB_CTL_STATE, h->task, 0, h->value, a, mpb_answer_size(a->npeers));
+    free(a);
   }
   mpb_msg_free(m);
 }
@@ -332,8 +318,7 @@ uint32_t mpb_where_pause(mpb_state *st) {
 static void watchdog_report(mpb_state *st, double waited) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
   char text[4096];
-  describe(st, answer(st, s->answers, 0)); /* rank 0 itself, now */
-  answer(st, s->answers, 0)->round = s->round;
+  describe_mine(st, s);
   whereabouts(st, s->answers, text, sizeof text);
   char head[128];
   snprintf(head, sizeof head, "mp: the task has waited %.0f s (MPLUA_WATCHDOG): where the ranks are", waited);
@@ -359,7 +344,7 @@ static void watchdog_report(mpb_state *st, double waited) {
 ** that have not answered the round under way. */
 static void check_alive(mpb_state *st, struct mpb_snap *s, int all) {
   for (int r = 1; r < st->size; r++) {
-    if (!all && answer(st, s->answers, r)->round == s->round) continue;
+    if (!all && answer(s->answers, r)->round == s->round) continue;
     int pid = mpb_local_pid(st, r);
     if (pid <= 0) continue;
     s->alive_reads++;
@@ -385,6 +370,11 @@ void mpb_where_check_dead_later(mpb_state *st) {
 int64_t mpb_where_alive_looks(mpb_state *st) {
   struct mpb_snap *s = mpb_tasks_of(st)->snap;
   return s ? s->alive_reads : 0;
+}
+
+int64_t mpb_where_answer_bytes(mpb_state *st) {
+  struct mpb_snap *s = mpb_tasks_of(st)->snap;
+  return s ? s->answer_bytes : 0;
 }
 
 void mpb_where_check_dead(mpb_state *st) {
@@ -429,7 +419,7 @@ static void on_idle(mpb_state *st, double waited) {
     return;
   }
   if (s->watchdog > 0 && waited >= s->watchdog && waited >= 2 * s->watched &&
-      answer(st, s->answers, 0)->round == s->round) {
+      answer(s->answers, 0)->round == s->round) {
     s->watched = waited;
     watchdog_report(st, waited);
   }
@@ -546,6 +536,10 @@ static int snap_gc(lua_State *L) {
     s->st->on_idle = NULL;
     s->st->settled = NULL;
   }
+  for (int p = 0; p < s->size; p++) {
+    if (s->answers) free(s->answers[p]);
+    if (s->previous) free(s->previous[p]);
+  }
   free(s->answers);
   free(s->previous);
   s->answers = s->previous = NULL;
@@ -567,10 +561,12 @@ void mpb_open_where(lua_State *L) {
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "mp.snap");
-  size_t all = answer_size(st) * (size_t)st->size;
-  s->answers = calloc(1, all);
-  s->previous = calloc(1, all);
-  if (!s->answers || !s->previous) luaL_error(L, "mp: out of memory");
+  s->answers = calloc((size_t)st->size, sizeof *s->answers);
+  s->previous = calloc((size_t)st->size, sizeof *s->previous);
+  if (s->answers && s->previous) /* no answer yet: round 0, no counts */
+    for (s->size = 0; s->size < st->size; s->size++)
+      if (!(s->answers[s->size] = calloc(1, sizeof(mpb_answer)))) break;
+  if (!s->answers || !s->previous || s->size < st->size) luaL_error(L, "mp: out of memory");
   const char *w = getenv("MPLUA_WATCHDOG");
   if (w && *w) {
     s->watchdog = atof(w);
