@@ -395,18 +395,15 @@ int mpb_win_rma(lua_State *L, int op, const char *fname, MPI_Request *ureq) {
   mpb_win_epoch(L, st, w, r, fname);
   int n = (int)a->n;
   MPI_Datatype t = mpb_file_etype(a->dtype);
-  MPI_Request *q = ureq ? ureq : op == MPB_RMA_GET || w->lock[r]
-                                     ? mpb_win_new_req(L, st, w, r, fname) : NULL;
+  /* every operation has a request the epoch's end waits for before its flush: MPICH's
+  ** MPI_Win_flush_all has returned before a large Put or Get had landed */
+  MPI_Request *q = ureq ? ureq : mpb_win_new_req(L, st, w, r, fname);
   if (op == MPB_RMA_GET)
     CHECK(MPI_Rget(a->data, n, t, r, d, n, t, w->w, q), "MPI_Rget");
-  else if (op == MPB_RMA_PUT && q)
-    CHECK(MPI_Rput(a->data, n, t, r, d, n, t, w->w, q), "MPI_Rput");
   else if (op == MPB_RMA_PUT)
-    CHECK(MPI_Put(a->data, n, t, r, d, n, t, w->w), "MPI_Put");
-  else if (q)
-    CHECK(MPI_Raccumulate(a->data, n, t, r, d, n, t, mop, w->w, q), "MPI_Raccumulate");
+    CHECK(MPI_Rput(a->data, n, t, r, d, n, t, w->w, q), "MPI_Rput");
   else
-    CHECK(MPI_Accumulate(a->data, n, t, r, d, n, t, mop, w->w), "MPI_Accumulate");
+    CHECK(MPI_Raccumulate(a->data, n, t, r, d, n, t, mop, w->w, q), "MPI_Raccumulate");
   mpb_win_pend(L, w, vidx);
   return op == MPB_RMA_GET;
 }
