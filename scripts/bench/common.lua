@@ -57,6 +57,17 @@ function M.stream(n, s)
   return (mp.wtime() - t) / n
 end
 
+-- An abort and the next task (recovery is part of the cost), as scale.lua and
+-- scale_cost.lua measure it: the last rank raises while the others wait in mp.barrier.
+function M.abort_round()
+  local ok, e = pcall(mp.exec, function()
+    if mp.rank == mp.size - 1 then error("scale: on purpose") end
+    mp.barrier()
+  end)
+  assert(not ok and e.rank == mp.size - 1, tostring(e))
+  mp.exec(function() end)
+end
+
 function M.us(x) return string.format("%.3f us", x * 1e6) end
 
 return M

@@ -59,14 +59,8 @@ local function cost(f)
 end
 
 local empty = function() end
-local function abort_round()
-  local ok, e = pcall(mp.exec, function()
-    if mp.rank == mp.size - 1 then error("scale: on purpose") end
-    mp.barrier()
-  end)
-  assert(not ok and e.rank == P - 1, tostring(e))
-  mp.exec(empty)
-end
+package.path = "scripts/bench/?.lua;" .. package.path
+local abort_round = require("common").abort_round
 
 for _ = 1, 5 do mp.exec(empty); abort_round() end -- warm: first uses, the first abort
 local rows = {{"empty task", cost(function() mp.exec(empty) end)}}
