@@ -191,4 +191,44 @@ if [ "$status" != "$want" ]; then
   echo "FAIL ($N): output to a closed pipe: exit status $status, lua5.4's $want" >&2
   exit 1
 fi
+
+# a hangup (the terminal closed) ends a running script by the default
+# action, as it ends lua: 128 + SIGHUP (UCX, under MPICH, catches SIGHUP when
+# its library loads; the program gives it back). Under nohup (SIGHUP ignored
+# from the start) both run on. Each run gets a SIGTERM right after the
+# SIGHUP, so that one that survives the SIGHUP ends with 128 + SIGTERM
+# (pending together, the lower-numbered signal is delivered first).
+# hangup_status CMD...: start CMD spinning, send it SIGHUP then SIGTERM,
+# print its exit status
+hangup_status() {
+  local pid status=0 end=$((SECONDS + 120))
+  : >hup.err
+  "$@" -e 'io.stderr:write("spinning\n") while true do end' </dev/null 2>hup.err &
+  pid=$!
+  until grep -q spinning hup.err; do
+    [ "$SECONDS" -lt "$end" ] || { kill -KILL "$pid"; echo "never started"; return; }
+    sleep 0.1
+  done
+  kill -HUP "$pid"
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || status=$?
+  echo "$status"
+}
+# hangup_same DESC [nohup]: mplua ends as lua5.4 does
+hangup_same() {
+  local want got
+  want=$(hangup_status ${2:-} "$LUA")
+  if [ "$N" = 2 ]; then got=$(hangup_status "$MPIEXEC" -n "$N" "$MPLUA")
+  else got=$(hangup_status ${2:-} "$MPLUA"); fi
+  [ "$got" = "$want" ] || { echo "FAIL ($N): $1: $got, lua5.4: $want" >&2; exit 1; }
+}
+[ "$N" != nompi ] || export MPLUA_DISABLED=1
+if [ "$N" = 2 ]; then
+  # mpiexec gets the signal: hydra passes it to the ranks
+  hangup_same "SIGHUP to mpiexec"
+else
+  hangup_same "SIGHUP to a running script"
+  hangup_same "SIGHUP under nohup" nohup
+fi
+unset MPLUA_DISABLED
 echo "PASS ($N)"
