@@ -36,6 +36,8 @@ int mplua_explore(lua_State *L, const char *prog, int seeds, int nranks, char **
 int mplua_attach(lua_State *L);
 /* Whether rank 0's input comes from a terminal: its own, or the front end's. */
 int mplua_stdin_tty(void);
+/* Give SIGHUP back the disposition the program started with (hangup.c). */
+void host_restore_hangup(void);
 
 /* Until mplua_attach has succeeded, link_on() is 0 and the others do nothing. */
 int link_on(void);

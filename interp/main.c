@@ -535,6 +535,7 @@ int main(int argc, char **argv) {
   char *saved[NPATHVARS];
   lua_State *L;
   int status;
+  host_restore_hangup(); /* a closed terminal ends mplua, as it ends lua */
   /* Parse before mplua_open: it decides whether MPI starts at all. An
   ** invalid line still opens the state, so that under mpiexec every rank
   ** starts and finalizes MPI and rank 0 alone prints the usage. */

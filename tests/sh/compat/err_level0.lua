@@ -1,0 +1,2 @@
+-- SPDX-License-Identifier: MIT
+error("level zero", 0)

@@ -1,0 +1,2 @@
+-- SPDX-License-Identifier: MIT
+error("from the main chunk at level 2", 2)

@@ -1,0 +1,3 @@
+-- SPDX-License-Identifier: MIT
+local t = nil
+print(t.x)

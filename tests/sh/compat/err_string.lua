@@ -1,0 +1,3 @@
+-- SPDX-License-Identifier: MIT
+local function f() error("boom") end
+f()

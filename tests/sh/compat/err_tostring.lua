@@ -1,0 +1,2 @@
+-- SPDX-License-Identifier: MIT
+error(setmetatable({}, {__tostring = function() return "custom message" end}))

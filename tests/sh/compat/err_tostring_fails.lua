@@ -1,0 +1,2 @@
+-- SPDX-License-Identifier: MIT
+error(setmetatable({}, {__tostring = function() error("tostring failed") end}))

@@ -1,0 +1,3 @@
+-- SPDX-License-Identifier: MIT
+print("y")
+os.exit(false)

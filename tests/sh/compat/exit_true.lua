@@ -1,0 +1,3 @@
+-- SPDX-License-Identifier: MIT
+io.write("x\n")
+os.exit(true)

@@ -1,0 +1,11 @@
+-- SPDX-License-Identifier: MIT
+warn("@on")
+setmetatable({}, {__gc = function() error("in gc") end})
+collectgarbage()
+warn("hello ", "world")
+warn("@off")
+warn("hidden")
+warn("@on")
+print(pcall(warn), pcall(warn, {}))
+setmetatable({}, {__gc = function() error("at exit") end})
+print("done")
