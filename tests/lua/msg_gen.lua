@@ -23,7 +23,9 @@ local rounds = MSGGEN_ROUNDS or tonumber(os.getenv("MPLUA_MSGGEN_ROUNDS")) or 1
 local n = mp.size
 -- bytes of payload per value: small at many ranks (every rank sends to
 -- every other in some paths), past 1 MiB at 1 and 2 ranks
-local budget = MSGGEN_BUDGET or (n <= 2 and (1 << 20) + 64 or n <= 4 and 70000 or n <= 8 and 9000 or 2048)
+local budget = MSGGEN_BUDGET or (n <= 4 and 70000 or n <= 8 and 9000 or 2048)
+-- the sizes past 1 MiB go in a step of their own at up to 4 ranks
+local big = MSGGEN_BIG or n <= 4
 
 -- ------------------------------------------------------------ one task
 local function run(seed, budget)
@@ -73,6 +75,29 @@ local function run(seed, budget)
   G.check(vals(5, src), table.pack(table.unpack(res, 3, res.n)), "irecv() from anyone")
   local all = mp.waitall({q})
   assert(all[1].n == 0)
+  mp.barrier()
+
+  -- received values sent on as they are (arrays that are views into a
+  -- message's buffer, adopted strings), two hops
+  send_vals(mp.send, dst, vals(16, me))
+  local relay = table.pack(mp.recv(src))
+  send_vals(mp.send, dst, relay)
+  relay = nil
+  collectgarbage()
+  local src2 = (src - shift) % n
+  G.check(vals(16, src2), table.pack(mp.recv(src)), "relayed from " .. src2 .. " by " .. src)
+  -- a send request dropped without a wait: the send still completes
+  mp.isend(dst, table.unpack(vals(17, me), 1, vals(17, me).n))
+  collectgarbage()
+  G.check(vals(17, src), table.pack(mp.recv(src)), "isend whose request was dropped")
+  -- a received table closed as a to-be-closed variable (those that have
+  -- a metatable with __close)
+  do
+    local closed = MSGGEN_CLOSED or 0
+    send_vals(mp.send, me, {n = 1, setmetatable({}, {__close = function() MSGGEN_CLOSED = (MSGGEN_CLOSED or 0) + 1 end})})
+    do local t <close> = mp.recv(me) end
+    assert(MSGGEN_CLOSED == closed + 1, "__close of a received table did not run")
+  end
   mp.barrier()
 
   -- one encoding to a list of ranks (oneself included), taken after a probe
@@ -223,6 +248,30 @@ local function run(seed, budget)
   return mp.handin(1)
 end
 
+-- Strings and arrays around 1 MiB (where a receive first lets the collector
+-- free the block a dead predecessor left, chan/arrive.c), with small values
+-- around them, sent and broadcast from a random root.
+local function run_big(seed)
+  local G = require("msggen")
+  local me, n = mp.rank, mp.size
+  local function vals(k, s)
+    local r = G.rng(G.seed(seed, k, s))
+    local size = (1 << 20) + r(3) - 1
+    local dt = G.DTYPES[r(#G.DTYPES) + 1]
+    return {n = 4, G.rstring(r, size), G.rint(r),
+            G.array(r, dt, (size + r(3) * 8 - 8) // G.ESIZE[dt], r(3) + 1),
+            G.values(r(), 300)}
+  end
+  local dst, src = (me + 1) % n, (me - 1) % n
+  local q = mp.isend(dst, table.unpack(vals(1, me), 1, 4))
+  G.check(vals(1, src), table.pack(mp.recv(src)), "big values from " .. src)
+  q:wait()
+  local root = G.rng(seed)(n)
+  G.check1(vals(2, root), mp.bcast(me == root and vals(2, root) or nil, root), "big bcast")
+  mp.barrier()
+  return mp.handin(1)
+end
+
 -- ------------------------------------------------------------ rank 0
 local function step(what, seed, f, ...)
   local ok, err = pcall(f, ...)
@@ -239,6 +288,8 @@ for round = 1, rounds do
     local s = G.seed(seed, k)
     assert(step("a task", s, mp.exec, run, s, budget) == n)
   end
+
+  if big then assert(step("big values", seed, mp.exec, run_big, G.seed(seed, 4)) == n) end
 
   -- task arguments: values shipped with the command
   local args = G.values(G.seed(seed, 50), budget)

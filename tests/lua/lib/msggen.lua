@@ -123,13 +123,17 @@ function G.array(r, dtype, n, shape)
   if shape == 2 and n % 2 == 0 and n > 0 then a = mp.array(dtype, 2, n // 2)
   elseif shape == 3 and n % 4 == 0 and n > 0 then a = mp.array(dtype, 2, 2, n // 4)
   else a = mp.array(dtype, n) end
-  if dtype == "c64" or dtype == "c128" then
-    local re, im = a:real(), a:imag()
-    for i = 1, n do re[i] = element(r, dtype); im[i] = element(r, dtype) end
-  elseif n <= 4096 then
-    for i = 1, n do a[i] = element(r, dtype) end
+  local cplx = dtype == "c64" or dtype == "c128"
+  local re, im = a, nil
+  if cplx then re, im = a:real(), a:imag() end
+  local function set(i)
+    re[i] = element(r, dtype)
+    if cplx then im[i] = element(r, dtype) end
+  end
+  if n <= 4096 then
+    for i = 1, n do set(i) end
   else -- large: a few random elements at both ends and in the middle
-    for _, i in ipairs({1, 2, n // 2, n - 1, n}) do a[i] = element(r, dtype) end
+    for _, i in ipairs({1, 2, n // 2, n - 1, n}) do set(i) end
   end
   return a
 end
@@ -206,6 +210,10 @@ local function value(r, ctx, depth, budget)
     if r(6) == 0 then -- a metatable: one shared class, or its own
       if not ctx.class or r(2) == 0 then
         ctx.class = {__index = {kind = "class" .. r(10)}, name = "C" .. r(10)}
+        if r(2) == 0 then -- finalizers and closers travel, and run where the table dies
+          ctx.class.__gc = function(o) MSGGEN_GC = (MSGGEN_GC or 0) + 1 end
+          ctx.class.__close = function(o) MSGGEN_CLOSED = (MSGGEN_CLOSED or 0) + 1 end
+        end
       end
       setmetatable(t, ctx.class)
     end
@@ -301,11 +309,16 @@ local function same_array(a, b, path)
       fail(path, "element %d%s: %s, expected %s", i, part, tostring(y), tostring(x))
     end
   end
-  for i = 1, n do cmp(ra[i], rb[i], i, "") end
-  if cplx then
-    local ia, ib = a:imag(), b:imag()
-    for i = 1, n do cmp(ia[i], ib[i], i, " (imaginary)") end
+  -- every element of arrays up to 64 Ki elements; past that, every 61st and
+  -- the ends (a block out of place is longer than that)
+  local step = n > 65536 and 61 or 1
+  local function walk(x, y, part)
+    for i = 1, n, step do cmp(x[i], y[i], i, part) end
+    for i = math.max(1, n - 8), n do cmp(x[i], y[i], i, part) end
+    if n > 4 then cmp(x[n // 2], y[n // 2], n // 2, part) end
   end
+  walk(ra, rb, "")
+  if cplx then walk(a:imag(), b:imag(), " (imaginary)") end
 end
 
 -- m: identity maps both ways (exp -> got, got -> exp)
