@@ -209,6 +209,31 @@ void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r) {
   lua_settop(L, top + 1);
 }
 
+/* The caller's own share of a result, as the other members get theirs:
+** encoded and decoded. So the result never aliases the caller's tables or
+** arrays, and a value that cannot travel is an error on every member,
+** whatever the root and the size of the communicator. */
+void mpb_coll_push_own(lua_State *L, mpb_coll *x, int idx, int arg) {
+  char err[MPB_ERRLEN];
+  idx = lua_absindex(L, idx);
+  int top = lua_gettop(L);
+  struct mpb_wbuf *b = mpb_encode_msg(L, idx, 1, x->fname, arg, 0);
+  size_t len = b->len + b->extlen;
+  const char *body = b->data;
+  if (b->nseg) { /* large arrays and strings are referenced: one block for the decoder */
+    char *flat = lua_newuserdatauv(L, len, 0);
+    mpb_wbuf_flatten(b, flat);
+    body = flat;
+  }
+  int n = mpb_wire_decode(L, body, len, 0, err, sizeof err);
+  mpb_encode_done(x->st, b);
+  if (n != 1)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: %s", x->fname, x->st->rank,
+               x->st->size, n < 0 ? err : "not one value");
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
 /* ------------------------------------------------------ raw exchanges */
 void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t len) {
   char *buf = malloc(sizeof(mpb_uhdr) + len);
@@ -387,6 +412,10 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
     if (vr + mask < n) kids[nkids++] = x->c->ranks[(vr + mask + root) % n];
   uint64_t ids[2], span[2] = {st->send_ids + 1, st->send_ids};
   if (nkids && !held) mpb_encode_msg(L, vidx, 1, x->fname, 1, sizeof(mpb_uhdr));
+  if (!nkids && vr == 0 && n == 1) { /* alone: what could not travel fails as with others */
+    mpb_encode_done(st, mpb_encode_msg(L, vidx, 1, x->fname, 1, 0));
+    lua_pop(L, 1);
+  }
   for (int k = 0; k < nkids; k++) {
     if (held) {
       mpb_msg_forward(L, st, *held, kids[k], MPB_CH_COLL, ids);

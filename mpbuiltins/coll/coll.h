@@ -73,6 +73,10 @@ const char *mpb_coll_kind_name(int kind);
 mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r);
 /* Take it and push its one value. */
 void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r);
+/* Push the caller's own share of a result (the value at idx) as the others
+** get theirs: a copy made by the codec (a value that cannot travel raises,
+** naming argument arg). */
+void mpb_coll_push_own(lua_State *L, mpb_coll *x, int idx, int arg);
 /* Send / take exactly len raw bytes (no values). */
 void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t len);
 void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len);
