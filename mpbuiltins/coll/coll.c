@@ -121,7 +121,8 @@ static void raise_mismatch(lua_State *L, const mpb_coll *x, const char *what) {
 
 /* ------------------------------------------------------ send and take */
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]) {
-  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
+  /* what a collective sends comes from its argument #1 (the value, or the list) */
+  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 1, sizeof(mpb_uhdr));
   mpb_uhdr h;
   mpb_coll_header(x, &h);
   mpb_send(L, x->st, x->c->ranks[r], MPB_CH_COLL, b, 1, &h, ids);
@@ -209,29 +210,8 @@ void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r) {
   lua_settop(L, top + 1);
 }
 
-/* The caller's own share of a result, as the other members get theirs:
-** encoded and decoded. So the result never aliases the caller's tables or
-** arrays, and a value that cannot travel is an error on every member,
-** whatever the root and the size of the communicator. */
 void mpb_coll_push_own(lua_State *L, mpb_coll *x, int idx, int arg) {
-  char err[MPB_ERRLEN];
-  idx = lua_absindex(L, idx);
-  int top = lua_gettop(L);
-  struct mpb_wbuf *b = mpb_encode_msg(L, idx, 1, x->fname, arg, 0);
-  size_t len = b->len + b->extlen;
-  const char *body = b->data;
-  if (b->nseg) { /* large arrays and strings are referenced: one block for the decoder */
-    char *flat = lua_newuserdatauv(L, len, 0);
-    mpb_wbuf_flatten(b, flat);
-    body = flat;
-  }
-  int n = mpb_wire_decode(L, body, len, 0, err, sizeof err);
-  mpb_encode_done(x->st, b);
-  if (n != 1)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: %s", x->fname, x->st->rank,
-               x->st->size, n < 0 ? err : "not one value");
-  lua_replace(L, top + 1);
-  lua_settop(L, top + 1);
+  mpb_push_copy(L, x->st, idx, x->fname, arg);
 }
 
 /* ------------------------------------------------------ raw exchanges */

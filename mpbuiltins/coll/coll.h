@@ -62,8 +62,9 @@ typedef struct mpb_coll {
 mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind);
 /* Begin one on c directly (collectives made by other layers). */
 mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, int kind);
-/* Send the n values at first.. to comm rank r; with ids, do not wait for
-** parts sent in place (see mpb_send). */
+/* Send the n values at first.. to comm rank r (made from the collective's
+** argument #1: one that cannot travel is a bad argument #1); with ids, do not
+** wait for parts sent in place (see mpb_send). */
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]);
 /* The header of x's messages (kind, op, root in aux, seq, comm id). */
 void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h);
