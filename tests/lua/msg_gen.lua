@@ -18,7 +18,7 @@ package.path = "lib/?.lua;" .. package.path
 mp.require("msggen")
 local G = require("msggen")
 
-local seed0 = tonumber(os.getenv("MPLUA_MSGGEN_SEED")) or 20261127
+local seed0 = tonumber(os.getenv("MPLUA_MSGGEN_SEED")) or MSGGEN_SEED or 20261127
 local rounds = MSGGEN_ROUNDS or tonumber(os.getenv("MPLUA_MSGGEN_ROUNDS")) or 1
 local n = mp.size
 -- bytes of payload per value: small at many ranks (every rank sends to
@@ -284,7 +284,7 @@ end
 
 for round = 1, rounds do
   local seed = round == 1 and seed0 or G.seed(seed0, round)
-  for k = 1, 3 do
+  for k = 1, MSGGEN_TASKS or (n <= 8 and 3 or 1) do
     local s = G.seed(seed, k)
     assert(step("a task", s, mp.exec, run, s, budget) == n)
   end
