@@ -63,6 +63,27 @@ void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
   if (b == st->wscratch) st->wbusy = 0;
 }
 
+void mpb_push_copy(lua_State *L, mpb_state *st, int idx, const char *fname, int arg) {
+  char err[MPB_ERRLEN];
+  idx = lua_absindex(L, idx);
+  int top = lua_gettop(L);
+  mpb_wbuf *b = mpb_encode_msg(L, idx, 1, fname, arg, 0);
+  size_t len = b->len + b->extlen;
+  const char *body = b->data;
+  if (b->nseg) { /* large arrays and strings are referenced: one block for the decoder */
+    char *flat = lua_newuserdatauv(L, len, 0);
+    mpb_wbuf_flatten(b, flat);
+    body = flat;
+  }
+  int n = mpb_wire_decode(L, body, len, 0, err, sizeof err);
+  mpb_encode_done(st, b);
+  if (n != 1)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: %s", fname, st->rank, st->size,
+               n < 0 ? err : "not one value");
+  lua_replace(L, top + 1);
+  lua_settop(L, top + 1);
+}
+
 /* ------------------------------------------------------------- owning */
 static int msg_gc(lua_State *L) {
   mpb_msg **h = luaL_checkudata(L, 1, MSG_MT);

@@ -18,6 +18,11 @@ struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fnam
                                 int arg, size_t hdrlen);
 /* b's bytes have been handed over: the reusable buffer is free again. */
 void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
+/* Push a copy of the value at idx made as a message makes it (encoded and
+** decoded: tables, functions and arrays copied), for a value a rank keeps
+** where other ranks get theirs by message, so that both get the same, and a
+** value that cannot travel raises as with mpb_encode_msg. */
+void mpb_push_copy(lua_State *L, mpb_state *st, int idx, const char *fname, int arg);
 /* Push a userdata ("mp.Msg") that owns m from now on (freed by the GC, or
 ** at once by mpb_msg_release); returns it, inert when m is NULL. */
 mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m);

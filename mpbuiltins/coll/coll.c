@@ -121,7 +121,8 @@ static void raise_mismatch(lua_State *L, const mpb_coll *x, const char *what) {
 
 /* ------------------------------------------------------ send and take */
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]) {
-  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 0, sizeof(mpb_uhdr));
+  /* what a collective sends comes from its argument #1 (the value, or the list) */
+  struct mpb_wbuf *b = mpb_encode_msg(L, first, n, x->fname, 1, sizeof(mpb_uhdr));
   mpb_uhdr h;
   mpb_coll_header(x, &h);
   mpb_send(L, x->st, x->c->ranks[r], MPB_CH_COLL, b, 1, &h, ids);
@@ -207,6 +208,10 @@ void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r) {
   int n = mpb_push_msg(L, x->st, mpb_coll_take(L, x, r), x->fname);
   if (n == 0) lua_pushnil(L);
   lua_settop(L, top + 1);
+}
+
+void mpb_coll_push_own(lua_State *L, mpb_coll *x, int idx, int arg) {
+  mpb_push_copy(L, x->st, idx, x->fname, arg);
 }
 
 /* ------------------------------------------------------ raw exchanges */
@@ -387,6 +392,10 @@ void mpb_coll_bcast_at(lua_State *L, mpb_coll *x, int vidx, int root) {
     if (vr + mask < n) kids[nkids++] = x->c->ranks[(vr + mask + root) % n];
   uint64_t ids[2], span[2] = {st->send_ids + 1, st->send_ids};
   if (nkids && !held) mpb_encode_msg(L, vidx, 1, x->fname, 1, sizeof(mpb_uhdr));
+  if (!nkids && vr == 0 && n == 1) { /* alone: what could not travel fails as with others */
+    mpb_encode_done(st, mpb_encode_msg(L, vidx, 1, x->fname, 1, 0));
+    lua_pop(L, 1);
+  }
   for (int k = 0; k < nkids; k++) {
     if (held) {
       mpb_msg_forward(L, st, *held, kids[k], MPB_CH_COLL, ids);

@@ -62,8 +62,9 @@ typedef struct mpb_coll {
 mpb_coll mpb_coll_begin(lua_State *L, const char *fname, int kind);
 /* Begin one on c directly (collectives made by other layers). */
 mpb_coll mpb_coll_on(lua_State *L, mpb_state *st, mpb_comm *c, const char *fname, int kind);
-/* Send the n values at first.. to comm rank r; with ids, do not wait for
-** parts sent in place (see mpb_send). */
+/* Send the n values at first.. to comm rank r (made from the collective's
+** argument #1: one that cannot travel is a bad argument #1); with ids, do not
+** wait for parts sent in place (see mpb_send). */
 void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint64_t ids[2]);
 /* The header of x's messages (kind, op, root in aux, seq, comm id). */
 void mpb_coll_header(const mpb_coll *x, mpb_uhdr *h);
@@ -73,6 +74,10 @@ const char *mpb_coll_kind_name(int kind);
 mpb_msg *mpb_coll_take(lua_State *L, mpb_coll *x, int r);
 /* Take it and push its one value. */
 void mpb_coll_recv_val(lua_State *L, mpb_coll *x, int r);
+/* Push the caller's own share of a result (the value at idx) as the others
+** get theirs: a copy made by the codec (a value that cannot travel raises,
+** naming argument arg). */
+void mpb_coll_push_own(lua_State *L, mpb_coll *x, int idx, int arg);
 /* Send / take exactly len raw bytes (no values). */
 void mpb_coll_send_raw(lua_State *L, mpb_coll *x, int r, const void *p, size_t len);
 void mpb_coll_take_raw(lua_State *L, mpb_coll *x, int r, void *out, size_t len);

@@ -21,7 +21,7 @@ static int c_gather(lua_State *L) {
   }
   lua_createtable(L, x.c->size, 0);
   for (int r = 0; r < x.c->size; r++) {
-    if (r == x.root) lua_pushvalue(L, 2);
+    if (r == x.root) mpb_coll_push_own(L, &x, 2, 1);
     else mpb_coll_recv_val(L, &x, r);
     lua_rawseti(L, 3, r + 1);
   }
@@ -46,7 +46,7 @@ static int c_allgather(lua_State *L) {
   lua_createtable(L, n, 0);
   for (int k = 0; k < n; k++) {
     int r = (me - k + n) % n;
-    if (r == me) lua_pushvalue(L, 2);
+    if (r == me) mpb_coll_push_own(L, &x, 2, 1);
     else mpb_coll_recv_val(L, &x, r);
     lua_rawseti(L, 3, r + 1);
   }
@@ -87,6 +87,7 @@ static int c_scatter(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_geti(L, 2, x.root + 1);
+  mpb_coll_push_own(L, &x, -1, 1);
   mpb_coll_ring_take(L, &x);
   return 1;
 }
@@ -106,7 +107,9 @@ static int c_alltoall(lua_State *L) {
   }
   lua_createtable(L, n, 0);
   lua_geti(L, 2, me + 1);
+  mpb_coll_push_own(L, &x, -1, 1);
   lua_rawseti(L, 3, me + 1);
+  lua_pop(L, 1);
   for (int k = 1; k < n; k++) {
     int r = (me - k + n) % n;
     mpb_coll_recv_val(L, &x, r);

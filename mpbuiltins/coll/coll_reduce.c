@@ -251,7 +251,7 @@ static int c_scan(lua_State *L) {
     lua_pushvalue(L, 2);
     mpb_coll_combine(L, &x, me - 1, 1);
   } else {
-    lua_pushvalue(L, 2);
+    mpb_coll_push_own(L, &x, 2, 1);
   }
   if (me + 1 < x.c->size) mpb_coll_send_vals(L, &x, me + 1, lua_gettop(L), 1, NULL);
   return 1;

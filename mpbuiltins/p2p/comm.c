@@ -257,6 +257,7 @@ void mpb_open_comm(lua_State *L) {
   static const luaL_Reg methods[] = {{"ranks", c_ranks}, {NULL, NULL}};
   mpb_p2p *p = lua_newuserdatauv(L, sizeof *p, 0);
   memset(p, 0, sizeof *p);
+  p->probe_task = -1;
   lua_setfield(L, LUA_REGISTRYINDEX, P2P_KEY);
   st->slot[MPB_SLOT_P2P] = p;
   static const luaL_Reg meta[] = {{"__tostring", c_tostring}, {NULL, NULL}};

@@ -75,13 +75,22 @@ static int new_arrival(mpb_state *st, void *ud) {
 }
 
 /* mp.probe([mode]): the ranks with queued messages; mode 1 waits for one,
-** mode 2 for a new arrival. */
+** mode 2 for a new arrival: one after the list the previous probe of the
+** task returned (the first probe of a task: any message queued). A message
+** that arrives between two probes (any poll delivers, the poll hook too,
+** while Lua runs) is new to the second, so a loop of probes never waits for
+** a message that is already there. */
 static int probe(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_Integer mode = luaL_optinteger(L, 1, 0);
   luaL_argcheck(L, mode >= 0 && mode <= 2, 1, "mode must be 0, 1 or 2");
   mpb_check_task(L, st, "probe");
-  uint64_t since = st->user_arrivals;
+  mpb_p2p *p = mpb_p2p_of(st);
+  if (p->probe_task != st->task) {
+    p->probe_task = st->task;
+    p->probe_seen = st->user_arrivals - (any_queued(st, NULL) ? 1 : 0);
+  }
+  uint64_t since = p->probe_seen;
   mpb_poll(st);
   if ((mode == 1 && !any_queued(st, NULL)) || (mode == 2 && !new_arrival(st, &since))) {
     if (st->size == 1)
@@ -91,6 +100,7 @@ static int probe(lua_State *L) {
     if (mode == 1) mpb_wait_described(L, st, any_queued, NULL, &d);
     else mpb_wait_described(L, st, new_arrival, &since, &d);
   }
+  p->probe_seen = st->user_arrivals;
   lua_newtable(L);
   int k = 0;
   for (int r = 0; r < st->size; r++)

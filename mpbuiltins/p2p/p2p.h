@@ -28,6 +28,8 @@ typedef struct mpb_p2p {
   int64_t comm_ids_task;
   struct mpb_req *posted;      /* the arrival hook's list of posted irecvs (request.c) */
   uint64_t stamps;             /* lists of requests checked (request.c: duplicates) */
+  uint64_t probe_seen;         /* user arrivals when mp.probe last returned a list (p2p.c) */
+  int64_t probe_task;          /* the task of that probe */
 } mpb_p2p;
 static inline mpb_p2p *mpb_p2p_of(mpb_state *st) { return st->slot[MPB_SLOT_P2P]; }
 

@@ -200,6 +200,10 @@ static int handin(lua_State *L) {
   x.fname = "handin";
   x.op = MPB_RED_SUM;
   int f, l, own = 0;
+  if (st->rank == 0 && !lua_isnil(L, 1)) { /* never sent: what could not travel fails here too */
+    mpb_encode_done(st, mpb_encode_msg(L, 1, 1, "handin", 1, 0));
+    lua_pop(L, 1);
+  }
   mpb_children(st, st->rank, &f, &l);
   for (int r = f; r <= l; r++) {
     mpb_msg *m = mpb_user_take(L, st, MPB_CH_HANDIN, r, "handin");

@@ -148,12 +148,14 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
       for (int r = 1; r < st->size && !queued; r++) queued = mpb_inbox(st, MPB_CH_POOL, r)->head != NULL;
       if (!queued) {
         int base = lua_gettop(L);
-        if (sow(L, &p, 1)) {
+        if (sow(L, &p, 1)) { /* task and result copied as a worker's are: the same
+                             ** wherever it runs */
           MPB_TRACE_SPAN(NULL, st, MPB_TR_POOL, 1, -1, 1, 0);
           lua_pushvalue(L, work);
-          lua_pushvalue(L, base + 2);
+          mpb_push_copy(L, st, base + 2, "pool", 0);
           lua_call(L, 1, 1);
-          reap(L, &p, base + 1, base + 3);
+          mpb_push_copy(L, st, base + 3, "pool", 0);
+          reap(L, &p, base + 1, base + 4);
         }
         lua_settop(L, base);
         show(L, st, &p, 0);

@@ -415,6 +415,8 @@ static int encode(Enc *e, int idx) {
         e->b->len += 17;
         return 0;
       }
+      if (mpb_array_testv(L, idx)) /* elements apart in memory: one copy makes them a block */
+        return fail(e, "cannot send a strided mp.Array view (send a copy: v:copy())");
     } /* FALLTHROUGH */
     default: {
       char msg[64];
