@@ -34,7 +34,40 @@ do
   p:close()
 end
 
--- Blocks: {file, line (of the fence), kind = "lua" | "prompt", count, lines = {...}}
+-- What the docs show a script prints, or nil: the text after "--> " on its lines
+-- (one printed line each), or the output block that follows it, either run as
+-- "$ mpiexec -n N build/mplua NAME.lua" on its first line or introduced by a line
+-- "prints..." (tests/README.md, "Examples in the docs").
+local function shown_output(doc, lines, n, i, j, body, count)
+  local arrows = {}
+  for _, l in ipairs(body) do
+    local out = l:match("%-%->%s(.*)$")
+    if out then arrows[#arrows + 1] = out end
+  end
+  if #arrows > 0 then return arrows end
+  local k, intro = j + 1, nil
+  while k <= n and lines[k]:match("^%s*$") do k = k + 1 end
+  if k <= n and not lines[k]:match("^```") then intro = lines[k]; k = k + 1 end
+  if k > n or not (lines[k] == "```" or lines[k] == "```text") then return nil end
+  local out = {}
+  for m = k + 1, n do
+    if lines[m]:match("^```") then break end
+    out[#out + 1] = lines[m]
+  end
+  local ran = out[1] and out[1]:match("^%$ mpiexec %-n (%d+) build/mplua [%w_]+%.lua%s*$")
+  if ran then
+    if ran ~= count then
+      fail(doc .. ":" .. (k + 1), "the output shown is at " .. ran .. " ranks, the block runs at " .. count)
+    end
+    table.remove(out, 1)
+    return out
+  end
+  if intro and intro:match("^prints") and not (out[1] or ""):match("^[$>] ") then return out end
+  return nil
+end
+
+-- Blocks: {file, line (of the fence), kind = "lua" | "prompt", count, lines = {...},
+-- expect = what a script's output must be, when the docs show it}
 local blocks = {}
 for _, doc in ipairs(docs) do
   local lines, n = {}, 0
@@ -63,6 +96,7 @@ for _, doc in ipairs(docs) do
           elseif o == "nompi" then b.count = "nompi"
           else fail(doc .. ":" .. i, "unknown option '" .. o .. "' after the fence") end
         end
+        if kind == "lua" then b.expect = shown_output(doc, lines, n, i, j, body, b.count) end
         if not header[b.count] then
           if count == "nompi" then
             fail(doc .. ":" .. i, "the block runs at " .. b.count
@@ -85,13 +119,36 @@ local function launch(args)
 end
 local base = sh(here .. "/doc_base.lua")
 
+-- Lines compared with runs of blanks as one space; "..." in the docs stands for any
+-- lines; the lines under "where the others were:" depend on timing and are skipped.
+local function normalize(lines)
+  local out, skipping = {}, false
+  for _, l in ipairs(lines) do
+    if not (skipping and l:match("^%s+%S")) then
+      skipping = l:match("^%s*where the others were:%s*$") ~= nil
+      l = l:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
+      if l ~= "" or #out > 0 then out[#out + 1] = l end
+    end
+  end
+  while out[#out] == "" do out[#out] = nil end
+  return out
+end
+local function match(want, got, i, j)
+  if i > #want then return j > #got end
+  if want[i] == "..." then
+    for k = j, #got + 1 do if match(want, got, i + 1, k) then return true end end
+    return false
+  end
+  return j <= #got and want[i] == got[j] and match(want, got, i + 1, j + 1)
+end
 -- Scripts: one job runs them all, each from a file whose line numbers are the doc's.
 local scripts = {}
 for _, b in ipairs(blocks) do
   if b.kind == "lua" then
     local name = ("ex%d.lua"):format(#scripts + 1)
     writefile(tmp .. "/" .. name, ("\n"):rep(b.line) .. table.concat(b.lines, "\n") .. "\n")
-    scripts[#scripts + 1] = {name = name, where = b.file .. ":" .. b.line, file = b.file}
+    scripts[#scripts + 1] = {name = name, where = b.file .. ":" .. b.line, file = b.file,
+                             expect = b.expect}
   end
 end
 if #scripts > 0 then
@@ -105,7 +162,18 @@ if #scripts > 0 then
   local passed = {}
   for name in out:gmatch("\1DOC ok (%S+)\n") do passed[name] = true end
   for _, s in ipairs(scripts) do
-    if not passed[s.name] then fail(s.where, "the example did not run to its end") end
+    if not passed[s.name] then fail(s.where, "the example did not run to its end")
+    elseif s.expect then
+      local from = select(2, out:find("\1DOC start " .. s.name .. "\n", 1, true))
+      local to = out:find("\1DOC ok " .. s.name .. "\n", 1, true)
+      local got = {}
+      for l in (out:sub(from + 1, to - 1)):gmatch("(.-)\n") do got[#got + 1] = l end
+      local w, g = normalize(s.expect), normalize(got)
+      if not match(w, g, 1, 1) then
+        fail(s.where, ("the example printed:\n  %s\nthe docs show:\n  %s"):format(
+          table.concat(g, "\n  "), table.concat(w, "\n  ")))
+      end
+    end
   end
   if not ok or failures > 0 then
     io.stderr:write(("--- the job's output (exit status %s):\n%s\n"):format(status, out))
@@ -136,28 +204,6 @@ for _, b in ipairs(blocks) do
   end
 end
 
--- Lines compared with runs of blanks as one space; "..." in the docs stands for any
--- lines; the lines under "where the others were:" depend on timing and are skipped.
-local function normalize(lines)
-  local out, skipping = {}, false
-  for _, l in ipairs(lines) do
-    if not (skipping and l:match("^%s+%S")) then
-      skipping = l:match("^%s*where the others were:%s*$") ~= nil
-      l = l:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
-      if l ~= "" or #out > 0 then out[#out + 1] = l end
-    end
-  end
-  while out[#out] == "" do out[#out] = nil end
-  return out
-end
-local function match(want, got, i, j)
-  if i > #want then return j > #got end
-  if want[i] == "..." then
-    for k = j, #got + 1 do if match(want, got, i + 1, k) then return true end end
-    return false
-  end
-  return j <= #got and want[i] == got[j] and match(want, got, i + 1, j + 1)
-end
 if nprompts > 0 then
   writefile(tmp .. "/session.lua", table.concat(input, "\n") .. "\n")
   local p = io.popen(launch("-j " .. base) .. " <session.lua 2>&1")
