@@ -6,8 +6,10 @@
 -- every prompt transcript of that count from README.md and the reference files, runs
 -- the scripts in one job (doc_run.lua) and the transcripts in another (one session,
 -- globals reset between blocks), and compares each transcript's output with the
--- docs. Every block must ask for a count the test's header lists; with COUNT
--- "nompi" the relative links of the docs are checked too.
+-- docs; each example session ("$ mpiexec -n N build/mplua scripts/examples/...")
+-- runs in a job of its own, its output compared too. Every block must ask for a
+-- count the test's header lists; with COUNT "nompi" the relative links of the docs
+-- are checked too.
 local root, mplua, mpiexec, count = arg[1], arg[2], arg[3], arg[4]
 local header = {}
 for i = 5, #arg do header[arg[i]] = true end
@@ -87,6 +89,9 @@ for _, doc in ipairs(docs) do
       if lang == "lua" then kind = "lua"
       elseif (lang == nil or lang == "" or lang == "text") and body[1] and body[1]:match("^> ") then
         kind = "prompt"
+      elseif (lang == nil or lang == "" or lang == "text") and body[1]
+             and body[1]:match("^%$ mpiexec %-n %d+ build/mplua scripts/examples/") then
+        kind = "session"
       end
       if kind then
         local b = {file = doc, line = i, kind = kind, count = "4", lines = body}
@@ -97,6 +102,10 @@ for _, doc in ipairs(docs) do
           else fail(doc .. ":" .. i, "unknown option '" .. o .. "' after the fence") end
         end
         if kind == "lua" then b.expect = shown_output(doc, lines, n, i, j, body, b.count) end
+        if kind == "session" then
+          b.count, b.args = body[1]:match("^%$ mpiexec %-n (%d+) build/mplua (.-)%s*$")
+          b.expect = table.move(body, 2, #body, 1, {})
+        end
         if not header[b.count] then
           if count == "nompi" then
             fail(doc .. ":" .. i, "the block runs at " .. b.count
@@ -203,6 +212,42 @@ for _, b in ipairs(blocks) do
     expect[#expect + 1] = false
   end
 end
+
+-- Sessions: an example of scripts/examples run as the docs show it
+-- ("$ mpiexec -n N build/mplua scripts/examples/NAME.lua ARGS", then its output),
+-- each in a job of its own, compared with times and speedups masked: they are
+-- the one thing that may differ from run to run.
+local function untimed(lines)
+  local out = {}
+  for k, l in ipairs(lines) do
+    out[k] = l:gsub("took %b() seconds, [%d.]+ seconds total", "took <t>")
+              :gsub("%d+%.?%d*%s*m?s%f[^%w]", "<t>"):gsub("speedup %d+%.?%d*", "speedup <x>")
+  end
+  return out
+end
+local nsessions = 0
+for _, b in ipairs(blocks) do
+  if b.kind == "session" then
+    nsessions = nsessions + 1
+    local p = io.popen(sh(mpiexec) .. " -n " .. b.count .. " " .. sh(mplua) .. " " .. b.args
+                       .. " </dev/null 2>&1")
+    local got = {}
+    for l in p:lines() do got[#got + 1] = l end
+    local ok, _, status = p:close()
+    local where = b.file .. ":" .. b.line
+    if not ok then
+      fail(where, ("`%s` ended with status %s:\n  %s"):format(b.args, tostring(status),
+                                                               table.concat(got, "\n  ")))
+    else
+      local w, g = untimed(normalize(b.expect)), untimed(normalize(got))
+      if not match(w, g, 1, 1) then
+        fail(where, ("`%s` printed:\n  %s\nthe docs show:\n  %s"):format(
+          b.args, table.concat(normalize(got), "\n  "), table.concat(normalize(b.expect), "\n  ")))
+      end
+    end
+  end
+end
+if nsessions > 0 then io.write(("%d example sessions at %s\n"):format(nsessions, count)) end
 
 if nprompts > 0 then
   writefile(tmp .. "/session.lua", table.concat(input, "\n") .. "\n")
