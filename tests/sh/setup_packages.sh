@@ -1,4 +1,4 @@
-# ranks: 1  quick: 1
+# ranks: 1  quick: none
 # SPDX-License-Identifier: MIT
 # scripts/setup.sh installs what the tests run: each program and Python module
 # below (what the tests, the fuzzer and the packaging tests call) belongs to a
@@ -26,27 +26,36 @@ progs="cmake cpack ctest gcc g++ mpicc mpicxx mpiexec pkg-config lua5.4 luarocks
 clang chromium jupyter jupyter-nbconvert dpkg-shlibdeps file man readelf nm python3"
 # Python modules the tests import (tests/jupyter, tests/sh/*.sh)
 mods="numpy jupyter_client nbclient nbformat zmq"
-
-owner() { # the package that holds a file (merged /usr: also as /bin, /sbin)
-  local f p
-  for f in "$1" "$(realpath "$1")" "${1#/usr}" "$(realpath "$1" | sed 's|^/usr||')"; do
-    p=$(dpkg-query -S "$f" 2>/dev/null | grep -v '^diversion' | head -1 | cut -d: -f1)
-    [ -n "$p" ] && { echo "$p"; return 0; }
-  done
-  return 1
-}
-: >needed
+# each one's file, and its other names under merged /usr (/bin, /sbin)
+: >paths
 for p in $progs; do
   path=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$p") || fail "$p is not installed here"
-  pkg=$(owner "$path") || fail "no package holds $path ($p)"
-  echo "$pkg $p" >>needed
+  echo "$p $path" >>paths
 done
 for m in $mods; do
   path=$(/usr/bin/python3 -c "import $m; print($m.__file__)" 2>/dev/null) ||
     fail "Python module $m is not installed here"
-  pkg=$(owner "$path") || fail "no package holds $path (Python's $m)"
-  echo "$pkg $m" >>needed
+  echo "$m $path" >>paths
 done
+while read -r what path; do
+  real=$(realpath "$path")
+  printf '%s\n' "$path" "$real" "${path#/usr}" "${real#/usr}"
+done <paths | sort -u >candidates
+# one dpkg-query for all (each call reads every package's file list)
+xargs dpkg-query -S <candidates 2>/dev/null | grep -v '^diversion' >owners || true
+: >needed
+while read -r what path; do
+  real=$(realpath "$path")
+  pkg=
+  for f in "$path" "$real" "${path#/usr}" "${real#/usr}"; do
+    # "pkg[:arch][, pkg2...]: /path": the first package holding the path
+    pkg=$(awk -v f="$f" '{ i = index($0, ": /"); p = substr($0, 1, i - 1); q = substr($0, i + 2) }
+                         q == f { sub(/,.*/, "", p); sub(/:.*/, "", p); print p; exit }' owners)
+    [ -n "$pkg" ] && break
+  done
+  [ -n "$pkg" ] || fail "no package holds $path ($what)"
+  echo "$pkg $what" >>needed
+done <paths
 
 # what installing the named packages brings: their dependencies, recursively,
 # over the installed packages (alternatives and virtual packages included)
