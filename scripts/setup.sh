@@ -4,7 +4,8 @@
 #   scripts/setup.sh demo     build and run: compiler, CMake, Lua, MPICH, readline
 #   scripts/setup.sh [test]   that, and what the tests need (the default)
 set -euo pipefail
-# (tests/README.md lists the test set's packages: keep them in step)
+# (tests/README.md lists the test set's packages: keep them in step;
+# tests/sh/setup_packages.sh checks that the tools the tests run come from these)
 build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-dev)
 # lua5.4: stock Lua loading mp.so; libcriterion-dev: the unit tests; tmux and
 # procps (pgrep): the tests that drive a terminal and find processes;
@@ -15,13 +16,13 @@ build=(cmake make gcc pkg-config liblua5.4-dev mpich libmpich-dev libreadline-de
 # kernel (built when they are present); python3-jupyter-client,
 # jupyter-nbconvert, python3-nbclient: its tests (real clients);
 # python3-ipykernel, python3-ipyparallel: its benchmark (none pulls Open MPI);
-# dpkg-dev, man-db, luarocks: the packaging tests (cpack -G DEB with
-# dpkg-shlibdeps, man -l, luarocks make); libfftw3-dev: the FFTW plug-in of mp.fft
+# dpkg-dev, file, man-db, luarocks: the packaging tests (cpack -G DEB with
+# dpkg-shlibdeps, which runs `file` on what it packs; man -l, luarocks make); libfftw3-dev: the FFTW plug-in of mp.fft
 # (optional at build time: FFTW is GPL-2+ and only the plug-in links it);
 # python3-numpy: the test that numpy.load reads what mp.save wrote
 tests=(lua5.4 libcriterion-dev tmux procps iproute2 clang libclang-rt-14-dev chromium python3
        libzmq3-dev libcjson-dev libssl-dev python3-jupyter-client jupyter-nbconvert python3-nbclient
-       python3-ipykernel python3-ipyparallel dpkg-dev man-db luarocks libfftw3-dev python3-numpy)
+       python3-ipykernel python3-ipyparallel dpkg-dev file man-db luarocks libfftw3-dev python3-numpy)
 case "${1:-test}" in
   demo) pkgs=("${build[@]}") ;;
   test) pkgs=("${build[@]}" "${tests[@]}") ;;

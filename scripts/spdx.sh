@@ -3,7 +3,9 @@
 # Every source file names its license in its first 3 lines:
 #   /* SPDX-License-Identifier: MIT */     C (.c, .h, .h.in)
 #   -- SPDX-License-Identifier: MIT        Lua (.lua, .rockspec)
-#   # SPDX-License-Identifier: MIT         shell, Python, CMake, pkg-config
+#   # SPDX-License-Identifier: MIT         shell, Python, CMake, pkg-config,
+#                                          sanitizer suppressions, any script
+#                                          with a shebang (.ci/run)
 #   .\" SPDX-License-Identifier: MIT       man pages (roff)
 # After a first line that must stay first: a shebang, or a test's
 # `-- ranks:` / `# ranks:` line.
@@ -22,6 +24,9 @@ comment_for() {
     *.lua | *.rockspec) echo "-- $TAG" ;;
     *.sh | *.bash | *.py | *.cmake | *.cmake.in | */CMakeLists.txt | CMakeLists.txt | *.pc.in) echo "# $TAG" ;;
     scripts/man/*.[1-9].in) echo ".\\\" $TAG" ;;
+    *.supp) echo "# $TAG" ;;
+    *) # a script without an extension (.ci/run): its shebang says so
+      if [ "$(head -c 2 "$1" | tr -d '\0')" = '#!' ]; then echo "# $TAG"; fi ;;
   esac
 }
 

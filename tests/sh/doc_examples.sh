@@ -1,10 +1,11 @@
-# ranks: nompi 4 8
+# ranks: nompi 2 4 8 16
 # SPDX-License-Identifier: MIT
 # Every Lua example of README.md and of the reference files (*/README.md,
 # mpbuiltins/wire/FORMAT.md, ...) runs as shown: ```lua blocks as scripts on rank 0,
 # prompt transcripts (lines "> ...") typed into rank 0's prompt with their output
-# compared, each at the rank count its fence names (tests/README.md, "Examples in
-# the docs"). One job per count runs all the scripts, one more all the transcripts;
+# compared, each at the rank count its fence names, and the sessions of
+# scripts/examples/ ("$ mpiexec -n N build/mplua scripts/examples/...") at N, their
+# output compared (tests/README.md, "Examples in the docs"). One job per count runs all the scripts, one more all the transcripts;
 # at "nompi" the docs' relative links are checked as well.
 set -eu
 N=${1:?usage: $0 RANKS}

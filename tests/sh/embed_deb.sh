@@ -90,6 +90,12 @@ if pkg-config --exists fftw3 fftw3f; then
     fail "lua-mplua-fftw does not depend on libfftw3-double3 (shlibdeps)"
 fi
 
+# the packages made are the ones interp/README.md's table lists
+sed -n '/^### Debian packages/,/^### /s/^| `\([a-z0-9.+-]*\)` |.*/\1/p' "$src/interp/README.md" | sort >doc.pkgs
+for f in pkg/*.deb; do dpkg-deb -f "$f" Package; done | sort >made.pkgs
+cmp -s doc.pkgs made.pkgs ||
+  fail "the packages made differ from interp/README.md's table (< docs, > made): $(diff doc.pkgs made.pkgs | grep '^[<>]' | tr '\n' ' ')"
+
 # dependencies: run-time packages only, and ours at the same version
 for p in libmplua0 lua-mplua mplua; do
   grep -q -- '-dev' "$p.depends" && fail "$p depends on a -dev package: $(cat "$p.depends")"

@@ -5,7 +5,8 @@
 # leaves undefined is Lua's API (the program's) or its libraries' (MPI, libc);
 # it needs no readline and no liblua (readelf -d), and neither does a C host
 # of it (ldd); mplua.h declares no prompt, front end or terminal function,
-# and carries project()'s version. The mplua program is the one that links
+# carries project()'s version, compiles alone (C11 -pedantic, and C++) and
+# links into a C++ host. The mplua program is the one that links
 # readline (when it was found).
 set -eu
 N=${1:?usage: $0 RANKS}
@@ -44,6 +45,29 @@ if [ -f /usr/include/readline/readline.h ]; then
   readelf -d "$MPLUA" | grep -q 'NEEDED.*libreadline' || fail "the mplua program does not link readline"
 fi
 
+# the header compiles alone, as strict C11 and as C++, and a C++ host links
+# against the library (mplua.h gives its functions and Lua's C linkage)
+cflags="-I$(dirname "$hdr") $(pkg-config --cflags lua5.4)"
+printf '#include "mplua.h"\nint main(void) { return 0; }\n' >alone.c
+# shellcheck disable=SC2086
+mpicc -std=c11 -Wall -Wextra -pedantic -Werror $cflags -c alone.c -o alone.o 2>err ||
+  { cat err >&2; fail "mplua.h does not compile alone with mpicc -std=c11 -Wall -Wextra -pedantic"; }
+cat >host.cc <<'CC'
+#include "mplua.h"
+int main(int argc, char **argv) {
+  lua_State *L = mplua_open(&argc, &argv, 0);
+  if (!L || mplua_size(L) != 1) return 1;
+  lua_pushinteger(L, 42);
+  int ok = lua_tointeger(L, -1) == 42 && mplua_capi_get(L) != NULL;
+  return mplua_close(L, 0) == 0 && ok ? 0 : 1;
+}
+CC
+# shellcheck disable=SC2086
+mpicxx -std=c++11 -Wall -Wextra -pedantic -Werror $cflags host.cc -L"$build/lib" -lmplua \
+    $(pkg-config --libs lua5.4) -Wl,-rpath,"$build/lib" -o host_cc 2>err ||
+  { cat err >&2; fail "a C++ program including mplua.h does not compile or link against libmplua"; }
+./host_cc </dev/null || fail "the C++ host failed"
+
 grep -nE 'mplua_(repl|front|attach|stdin_tty)|readline|link_' "$hdr" >front || true
 [ ! -s front ] || fail "mplua.h declares the prompt or the front end: $(cat front)"
 ver=$(sed -n 's/^#define MPLUA_RELEASE "mplua \(.*\)"$/\1/p' "$hdr")
@@ -52,4 +76,4 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[libmplua\.so\.\(.*\)\]/\1/p')
 [ -n "$ver" ] && [ "$maj" = "${ver%%.*}" ] && [ "$soname" = "$maj" ] ||
   fail "version: MPLUA_RELEASE '$ver', MAJOR '$maj', SONAME libmplua.so.$soname"
 [ "$(realpath "$lib")" = "$build/lib/libmplua.so.$ver" ] || fail "libmplua.so is not libmplua.so.$ver"
-echo "ok ($N): $(wc -l <exported) symbols exported, all declared; no readline, no liblua; version $ver"
+echo "ok ($N): $(wc -l <exported) symbols exported, all declared; no readline, no liblua; C and C++ hosts; version $ver"

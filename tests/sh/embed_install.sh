@@ -27,6 +27,17 @@ for f in bin/mplua lib/libmplua.so lib/libmplua.so.0 lib/libmplua.a include/mplu
          lib/cmake/mplua/mplua-targets.cmake share/man/man1/mplua.1.gz share/man/man3/mplua.3.gz; do
   [ -e "$p/$f" ] || fail "install: $f is missing"
 done
+# where the docs say things are installed: the installed layout's table
+# (interp/README.md; the LIBDIR rows are checked above) and the examples' folder
+sed -n '/^### Installed layout/,/^### /s/^| `\([a-z][^`]*\)`.*/\1/p' "$src/interp/README.md" |
+  grep -v LIBDIR >doc_paths
+sed -n 's/.*`cmake --install` puts this folder in `\([^`]*\)`.*/\1/p' "$src/scripts/examples/README.md" >>doc_paths
+[ "$(wc -l <doc_paths)" -ge 5 ] || fail "the docs' installed paths were not found: $(cat doc_paths)"
+while read -r f; do
+  # shellcheck disable=SC2086
+  set -- "$p"/$f # a pattern (share/lua/5.4/mplua/*.lua) names its first match
+  [ -e "$1" ] || [ -e "$p/$f.gz" ] || fail "the docs name $f, which the install does not have"
+done <doc_paths
 [ "$(ls "$p/include/mplua")" = mplua.h ] || fail "install: headers other than mplua.h: $(ls "$p/include/mplua")"
 # one namespace: the modules mp and ad, the Lua library under mplua (and
 # mp.fft's FFTW plug-in, mplua/fftw.so, when FFTW was found).

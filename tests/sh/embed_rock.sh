@@ -4,9 +4,10 @@
 # --tree T` in a copy of the checkout, with no network (HOME and the
 # luarocks configuration private to the test, no server), installs mp.so and
 # ad.so in T/lib/lua/5.4 and the Lua library as T/share/lua/5.4/mplua/*.lua,
-# nothing else there; mp.so exports the API only and needs no readline; the
+# and mplua/fftw.so (mp.fft's plug-in) when FFTW is installed, nothing else
+# there; mp.so exports the API only and needs no readline; the
 # rock's version is project()'s. Then a stock lua5.4 does require "mp" at N
-# ranks, finds mplua.optim next to it, and ad alone (no MPI) or before mp
+# ranks, finds mplua.optim next to it, runs mp.fft (with FFTW), and ad alone (no MPI) or before mp
 # (one `ad` in the state). Exit 77 (skipped) without luarocks
 # (scripts/setup.sh installs Debian's).
 set -eu
@@ -30,7 +31,12 @@ CFG
 (cd s && HOME=$tmp/home LUAROCKS_CONFIG=$tmp/rocks-config.lua \
   luarocks --lua-version 5.4 make --tree "$T" "scripts/$rock") >log 2>&1 || built_fail "luarocks make" log
 
-[ "$(ls "$T/lib/lua/5.4" | tr '\n' ' ')" = "ad.so mp.so " ] || fail "C modules: $(ls "$T/lib/lua/5.4")"
+# mp.fft's FFTW plug-in (mplua/fftw.so) beside them when FFTW is installed
+cmods="ad.so mp.so "
+pkg-config --exists fftw3 fftw3f && cmods="ad.so mp.so mplua "
+[ "$(ls "$T/lib/lua/5.4" | tr '\n' ' ')" = "$cmods" ] || fail "C modules: $(ls -R "$T/lib/lua/5.4")"
+[ "$cmods" = "ad.so mp.so " ] || [ "$(ls "$T/lib/lua/5.4/mplua")" = fftw.so ] ||
+  fail "the rock has no mplua/fftw.so though FFTW is installed: $(ls -R "$T/lib/lua/5.4")"
 [ "$(ls "$T/share/lua/5.4")" = mplua ] || fail "top-level Lua modules: $(ls "$T/share/lua/5.4")"
 [ -f "$T/share/lua/5.4/mplua/optim.lua" ] || fail "no mplua/optim.lua"
 nm -D --defined-only "$T/lib/lua/5.4/mp.so" | awk '{ print $3 }' | grep -vE '^(mplua_|luaopen_)' >other || true
@@ -45,6 +51,17 @@ out=$("$MPIEXEC" -n "$N" lua5.4 -e '
   print(mp.size, mp.exec(function() return mp.allreduce(1, "sum") end),
         package.searchpath("mplua.optim", package.path))') || fail "lua5.4 require \"mp\""
 [ "$out" = "$N	$N	$T/share/lua/5.4/mplua/optim.lua" ] || fail "lua5.4 require \"mp\": '$out'"
+if [ "$cmods" != "ad.so mp.so " ]; then
+  out=$("$MPIEXEC" -n "$N" lua5.4 -e '
+    local mp = require "mp"
+    if mp.rank > 0 then return mp.serve() end
+    print(mp.exec(function()
+      local lay = mp.layout("c128[x=8, y=8@1]")
+      local b = mp.fft(lay):forward(lay:alloc():fill(1))
+      return mp.allreduce(b[1].re, "max")
+    end))' 2>&1) || fail "lua5.4: mp.fft: $out"
+  [ "$out" = "64.0" ] || fail "lua5.4: mp.fft: '$out'"
+fi
 out=$(lua5.4 -e '
   local ad = require "ad"
   print(mp, select(2, ad.grad(function(x) return x[1]^2 end, {3}))[1])') || fail "require \"ad\" alone"

@@ -6,8 +6,10 @@
 -- every prompt transcript of that count from README.md and the reference files, runs
 -- the scripts in one job (doc_run.lua) and the transcripts in another (one session,
 -- globals reset between blocks), and compares each transcript's output with the
--- docs. Every block must ask for a count the test's header lists; with COUNT
--- "nompi" the relative links of the docs are checked too.
+-- docs; each example session ("$ mpiexec -n N build/mplua scripts/examples/...")
+-- runs in a job of its own, its output compared too. Every block must ask for a
+-- count the test's header lists; with COUNT "nompi" the relative links of the docs
+-- are checked too.
 local root, mplua, mpiexec, count = arg[1], arg[2], arg[3], arg[4]
 local header = {}
 for i = 5, #arg do header[arg[i]] = true end
@@ -34,7 +36,40 @@ do
   p:close()
 end
 
--- Blocks: {file, line (of the fence), kind = "lua" | "prompt", count, lines = {...}}
+-- What the docs show a script prints, or nil: the text after "--> " on its lines
+-- (one printed line each), or the output block that follows it, either run as
+-- "$ mpiexec -n N build/mplua NAME.lua" on its first line or introduced by a line
+-- "prints..." (tests/README.md, "Examples in the docs").
+local function shown_output(doc, lines, n, i, j, body, count)
+  local arrows = {}
+  for _, l in ipairs(body) do
+    local out = l:match("%-%->%s(.*)$")
+    if out then arrows[#arrows + 1] = out end
+  end
+  if #arrows > 0 then return arrows end
+  local k, intro = j + 1, nil
+  while k <= n and lines[k]:match("^%s*$") do k = k + 1 end
+  if k <= n and not lines[k]:match("^```") then intro = lines[k]; k = k + 1 end
+  if k > n or not (lines[k] == "```" or lines[k] == "```text") then return nil end
+  local out = {}
+  for m = k + 1, n do
+    if lines[m]:match("^```") then break end
+    out[#out + 1] = lines[m]
+  end
+  local ran = out[1] and out[1]:match("^%$ mpiexec %-n (%d+) build/mplua [%w_]+%.lua%s*$")
+  if ran then
+    if ran ~= count then
+      fail(doc .. ":" .. (k + 1), "the output shown is at " .. ran .. " ranks, the block runs at " .. count)
+    end
+    table.remove(out, 1)
+    return out
+  end
+  if intro and intro:match("^prints") and not (out[1] or ""):match("^[$>] ") then return out end
+  return nil
+end
+
+-- Blocks: {file, line (of the fence), kind = "lua" | "prompt", count, lines = {...},
+-- expect = what a script's output must be, when the docs show it}
 local blocks = {}
 for _, doc in ipairs(docs) do
   local lines, n = {}, 0
@@ -54,6 +89,9 @@ for _, doc in ipairs(docs) do
       if lang == "lua" then kind = "lua"
       elseif (lang == nil or lang == "" or lang == "text") and body[1] and body[1]:match("^> ") then
         kind = "prompt"
+      elseif (lang == nil or lang == "" or lang == "text") and body[1]
+             and body[1]:match("^%$ mpiexec %-n %d+ build/mplua scripts/examples/") then
+        kind = "session"
       end
       if kind then
         local b = {file = doc, line = i, kind = kind, count = "4", lines = body}
@@ -62,6 +100,11 @@ for _, doc in ipairs(docs) do
           if r then b.count = r
           elseif o == "nompi" then b.count = "nompi"
           else fail(doc .. ":" .. i, "unknown option '" .. o .. "' after the fence") end
+        end
+        if kind == "lua" then b.expect = shown_output(doc, lines, n, i, j, body, b.count) end
+        if kind == "session" then
+          b.count, b.args = body[1]:match("^%$ mpiexec %-n (%d+) build/mplua (.-)%s*$")
+          b.expect = table.move(body, 2, #body, 1, {})
         end
         if not header[b.count] then
           if count == "nompi" then
@@ -85,13 +128,36 @@ local function launch(args)
 end
 local base = sh(here .. "/doc_base.lua")
 
+-- Lines compared with runs of blanks as one space; "..." in the docs stands for any
+-- lines; the lines under "where the others were:" depend on timing and are skipped.
+local function normalize(lines)
+  local out, skipping = {}, false
+  for _, l in ipairs(lines) do
+    if not (skipping and l:match("^%s+%S")) then
+      skipping = l:match("^%s*where the others were:%s*$") ~= nil
+      l = l:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
+      if l ~= "" or #out > 0 then out[#out + 1] = l end
+    end
+  end
+  while out[#out] == "" do out[#out] = nil end
+  return out
+end
+local function match(want, got, i, j)
+  if i > #want then return j > #got end
+  if want[i] == "..." then
+    for k = j, #got + 1 do if match(want, got, i + 1, k) then return true end end
+    return false
+  end
+  return j <= #got and want[i] == got[j] and match(want, got, i + 1, j + 1)
+end
 -- Scripts: one job runs them all, each from a file whose line numbers are the doc's.
 local scripts = {}
 for _, b in ipairs(blocks) do
   if b.kind == "lua" then
     local name = ("ex%d.lua"):format(#scripts + 1)
     writefile(tmp .. "/" .. name, ("\n"):rep(b.line) .. table.concat(b.lines, "\n") .. "\n")
-    scripts[#scripts + 1] = {name = name, where = b.file .. ":" .. b.line, file = b.file}
+    scripts[#scripts + 1] = {name = name, where = b.file .. ":" .. b.line, file = b.file,
+                             expect = b.expect}
   end
 end
 if #scripts > 0 then
@@ -105,7 +171,18 @@ if #scripts > 0 then
   local passed = {}
   for name in out:gmatch("\1DOC ok (%S+)\n") do passed[name] = true end
   for _, s in ipairs(scripts) do
-    if not passed[s.name] then fail(s.where, "the example did not run to its end") end
+    if not passed[s.name] then fail(s.where, "the example did not run to its end")
+    elseif s.expect then
+      local from = select(2, out:find("\1DOC start " .. s.name .. "\n", 1, true))
+      local to = out:find("\1DOC ok " .. s.name .. "\n", 1, true)
+      local got = {}
+      for l in (out:sub(from + 1, to - 1)):gmatch("(.-)\n") do got[#got + 1] = l end
+      local w, g = normalize(s.expect), normalize(got)
+      if not match(w, g, 1, 1) then
+        fail(s.where, ("the example printed:\n  %s\nthe docs show:\n  %s"):format(
+          table.concat(g, "\n  "), table.concat(w, "\n  ")))
+      end
+    end
   end
   if not ok or failures > 0 then
     io.stderr:write(("--- the job's output (exit status %s):\n%s\n"):format(status, out))
@@ -136,28 +213,42 @@ for _, b in ipairs(blocks) do
   end
 end
 
--- Lines compared with runs of blanks as one space; "..." in the docs stands for any
--- lines; the lines under "where the others were:" depend on timing and are skipped.
-local function normalize(lines)
-  local out, skipping = {}, false
-  for _, l in ipairs(lines) do
-    if not (skipping and l:match("^%s+%S")) then
-      skipping = l:match("^%s*where the others were:%s*$") ~= nil
-      l = l:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", "")
-      if l ~= "" or #out > 0 then out[#out + 1] = l end
-    end
+-- Sessions: an example of scripts/examples run as the docs show it
+-- ("$ mpiexec -n N build/mplua scripts/examples/NAME.lua ARGS", then its output),
+-- each in a job of its own, compared with times and speedups masked: they are
+-- the one thing that may differ from run to run.
+local function untimed(lines)
+  local out = {}
+  for k, l in ipairs(lines) do
+    out[k] = l:gsub("took %b() seconds, [%d.]+ seconds total", "took <t>")
+              :gsub("%d+%.?%d*%s*m?s%f[^%w]", "<t>"):gsub("speedup %d+%.?%d*", "speedup <x>")
   end
-  while out[#out] == "" do out[#out] = nil end
   return out
 end
-local function match(want, got, i, j)
-  if i > #want then return j > #got end
-  if want[i] == "..." then
-    for k = j, #got + 1 do if match(want, got, i + 1, k) then return true end end
-    return false
+local nsessions = 0
+for _, b in ipairs(blocks) do
+  if b.kind == "session" then
+    nsessions = nsessions + 1
+    local p = io.popen(sh(mpiexec) .. " -n " .. b.count .. " " .. sh(mplua) .. " " .. b.args
+                       .. " </dev/null 2>&1")
+    local got = {}
+    for l in p:lines() do got[#got + 1] = l end
+    local ok, _, status = p:close()
+    local where = b.file .. ":" .. b.line
+    if not ok then
+      fail(where, ("`%s` ended with status %s:\n  %s"):format(b.args, tostring(status),
+                                                               table.concat(got, "\n  ")))
+    else
+      local w, g = untimed(normalize(b.expect)), untimed(normalize(got))
+      if not match(w, g, 1, 1) then
+        fail(where, ("`%s` printed:\n  %s\nthe docs show:\n  %s"):format(
+          b.args, table.concat(normalize(got), "\n  "), table.concat(normalize(b.expect), "\n  ")))
+      end
+    end
   end
-  return j <= #got and want[i] == got[j] and match(want, got, i + 1, j + 1)
 end
+if nsessions > 0 then io.write(("%d example sessions at %s\n"):format(nsessions, count)) end
+
 if nprompts > 0 then
   writefile(tmp .. "/session.lua", table.concat(input, "\n") .. "\n")
   local p = io.popen(launch("-j " .. base) .. " <session.lua 2>&1")

@@ -2,7 +2,8 @@
 -- Rank 0 of one job runs the documentation's ```lua examples one after the other
 -- (doc_examples.lua writes them, each padded so that its line numbers are the doc
 -- file's): errors are reported as "README.md:LINE: ...", and each example starts
--- from a fresh job's globals on every rank (doc_base.lua).
+-- from a fresh job's globals on every rank (doc_base.lua). What an example prints
+-- comes between its start and end markers.
 local list = ...
 for line in io.lines(list) do
   local name, file = line:match("^(%S+) (%S+)$")
@@ -10,6 +11,8 @@ for line in io.lines(list) do
   local chunk, err = load(f:read("a"), "@" .. file)
   f:close()
   local ok, msg = chunk ~= nil, err
+  io.write("\1DOC start ", name, "\n")
+  io.stdout:flush()
   if chunk then ok, msg = xpcall(chunk, debug.traceback) end
   io.stdout:flush()
   if ok then io.write("\1DOC ok ", name, "\n")
