@@ -144,6 +144,7 @@ typedef struct mpb_state {
   uint64_t seq;      /* arrival counter */
   struct { int chan, src; } arrival_log[MPB_ARRIVAL_LOG]; /* the last arrivals, at seq % LOG */
   uint64_t looks;    /* queues walked looking for a collective's messages (mp.stats) */
+  uint64_t any_looks; /* queued messages and queues looked at from any source (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */

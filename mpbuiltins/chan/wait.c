@@ -222,6 +222,7 @@ static mpb_queue *oldest(mpb_state *st, int chan, int src) {
   mpb_queue *best = NULL;
   for (int r = 0; r < st->size; r++) {
     mpb_queue *q = mpb_inbox(st, chan, r);
+    st->any_looks++;
     if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
   }
   return best;

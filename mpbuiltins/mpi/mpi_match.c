@@ -88,6 +88,7 @@ mpb_msg *mpb_mpi_match(mpb_mpi *M, const mpb_comm *c, int src, int tag, int take
     if (s != srcs) free(s);
   } else { /* MPI's order: the oldest to arrive among the first of each sender */
     for (int r = 0; r < c->size; r++) {
+      st->any_looks++;
       mpb_msg *m = first_from(M, c->ranks[r], c->id, tag, &prev);
       if (m && (!best || m->seq < best->seq)) best = m, bprev = prev, bw = c->ranks[r];
     }

@@ -164,6 +164,7 @@ mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int 
   int lo = src < 0 ? 0 : src, hi = src < 0 ? c->size - 1 : src;
   for (int r = lo; r <= hi; r++) {
     mpb_queue *q = mpb_inbox(st, chan, c->ranks[r]);
+    st->any_looks += src < 0;
     if (!q->head) continue;
     mpb_msg *prev, *m = scan(st, q, c->id, &prev);
     if (m && (!best || m->seq < best->seq)) best = m, bprev = prev, bq = q;

@@ -65,7 +65,7 @@ static int c_recv(lua_State *L) {
 /* ------------------------------------------------------------- probe */
 static int any_queued(mpb_state *st, void *ud) {
   (void)ud;
-  for (int r = 0; r < st->size; r++)
+  for (int r = 0; r < st->size; r++, st->any_looks++)
     if (mpb_inbox(st, MPB_CH_USER, r)->head) return 1;
   return 0;
 }
@@ -103,7 +103,7 @@ static int probe(lua_State *L) {
   p->probe_seen = st->user_arrivals;
   lua_newtable(L);
   int k = 0;
-  for (int r = 0; r < st->size; r++)
+  for (int r = 0; r < st->size; r++, st->any_looks++)
     if (mpb_inbox(st, MPB_CH_USER, r)->head) {
       lua_pushinteger(L, r);
       lua_rawseti(L, -2, ++k);
