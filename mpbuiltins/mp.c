@@ -26,7 +26,7 @@ static int wtime(lua_State *L) {
 /* mp.stats(): counters for tests and the curious. */
 static int stats(lua_State *L) {
   mpb_state *st = mpb_get(L);
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 16);
   lua_pushinteger(L, st->task);
   lua_setfield(L, -2, "task");
   lua_pushinteger(L, st->rank == 0 ? st->dropped_job + st->dropped : st->dropped);
@@ -55,6 +55,8 @@ static int stats(lua_State *L) {
   lua_setfield(L, -2, "naps_timed_out");
   lua_pushinteger(L, (lua_Integer)st->looks);
   lua_setfield(L, -2, "inbox_looks");
+  lua_pushinteger(L, (lua_Integer)st->any_looks);
+  lua_setfield(L, -2, "any_source_looks");
   lua_pushinteger(L, (lua_Integer)mpb_lstr_adopted(st->lstr));
   lua_setfield(L, -2, "strings_adopted");
   lua_pushinteger(L, (lua_Integer)mpb_where_alive_looks(st));

@@ -58,6 +58,10 @@ struct mpb_msg_mem;
 /* A received message (user or control): header and body in one block. */
 typedef struct mpb_msg {
   struct mpb_msg *next;
+  /* queued in the mailbox (mailbox.h): the message before it in its
+  ** sender's queue (next: after), and its neighbours in the arrival order
+  ** of its channel, whatever their senders */
+  struct mpb_msg *prev, *anext, *aprev;
   uint64_t seq;      /* arrival order */
   int src;           /* rank in the runtime's communicator */
   int chan;          /* channel, or control kind */
@@ -82,6 +86,9 @@ enum { MPB_LOST_PART,    /* a part was not the size its header announced */
        MPB_LOST_MEMORY }; /* this rank had no memory for it (its parts were drained) */
 
 typedef struct mpb_queue { mpb_msg *head, *tail; } mpb_queue;
+/* A channel's queued messages in arrival order, linked through anext and
+** aprev (mailbox.h), and how many there are. */
+typedef struct mpb_chanq { mpb_msg *head, *tail; size_t n; } mpb_chanq;
 
 /* msg.c. The message memory of one state: the blocks of small messages
 ** freed, kept for the next ones (a pool), the buffer of the last large

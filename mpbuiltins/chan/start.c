@@ -18,6 +18,7 @@
 #include "chan/arrive.h"
 #include "chan/ctl.h"
 #include "chan/hook.h"
+#include "chan/mailbox.h"
 #include "chan/outbox.h"
 #include "chan/start.h"
 #include "chan/wait.h"
@@ -104,8 +105,7 @@ static int alloc_tables(mpb_state *st) {
 }
 
 static void free_tables(mpb_state *st) {
-  if (st->inbox)
-    for (int i = 0; i < st->size * MPB_NCHAN; i++) mpb_queue_clear(&st->inbox[i]);
+  if (st->inbox) mpb_inbox_free(st);
   mpb_queue_clear(&st->cmdq);
   free(st->inbox), free(st->sent_to), free(st->recvd_from), free(st->part_tag);
   free(st->pending_from), free(st->arr_blocked);

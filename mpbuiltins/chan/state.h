@@ -140,10 +140,12 @@ typedef struct mpb_state {
   mpb_sendrec *csends;  /* control sends in flight */
 
   /* user traffic */
-  mpb_queue *inbox;  /* [MPB_NCHAN * size] */
+  mpb_queue *inbox;  /* [MPB_NCHAN * size]: per channel and sender (mailbox.h) */
+  mpb_chanq queued[MPB_NCHAN]; /* the same messages, per channel in arrival order */
   uint64_t seq;      /* arrival counter */
   struct { int chan, src; } arrival_log[MPB_ARRIVAL_LOG]; /* the last arrivals, at seq % LOG */
   uint64_t looks;    /* queues walked looking for a collective's messages (mp.stats) */
+  uint64_t any_looks; /* queued messages and queues looked at from any source (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */

@@ -214,17 +214,12 @@ void mpb_check_abort(lua_State *L, mpb_state *st) {
 /* ------------------------------------------------------------- taking */
 typedef struct { int chan, src; } take_arg;
 
-static mpb_queue *oldest(mpb_state *st, int chan, int src) {
-  if (src >= 0) {
-    mpb_queue *q = mpb_inbox(st, chan, src);
-    return q->head ? q : NULL;
-  }
-  mpb_queue *best = NULL;
-  for (int r = 0; r < st->size; r++) {
-    mpb_queue *q = mpb_inbox(st, chan, r);
-    if (q->head && (!best || q->head->seq < best->head->seq)) best = q;
-  }
-  return best;
+/* The oldest message on chan from src (-1: from anyone). */
+static mpb_msg *oldest(mpb_state *st, int chan, int src) {
+  if (src >= 0) return mpb_inbox(st, chan, src)->head;
+  mpb_msg *m = mpb_inbox_oldest(st, chan);
+  st->any_looks += m != NULL;
+  return m;
 }
 
 static int have_msg(mpb_state *st, void *ud) {
@@ -244,7 +239,8 @@ mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const cha
       mpb_wait_described(L, st, have_msg, &a, &d);
     }
   }
-  mpb_msg *m = mpb_queue_pop(oldest(st, chan, src));
+  mpb_msg *m = oldest(st, chan, src);
+  mpb_inbox_take(st, m);
   mpb_trace_taken(st, m);
   if (chan == MPB_CH_USER) st->user_taken++;
   return m;

@@ -133,31 +133,35 @@ void mpb_coll_send_vals(lua_State *L, mpb_coll *x, int r, int first, int n, uint
 typedef struct {
   const mpb_coll *x;
   int r;
-  uint64_t seen;     /* st->seq when the queues were last scanned */
+  uint64_t seen;     /* st->seq when the queued messages were last looked at */
   const mpb_msg *bad;
 } take_arg;
 
-/* A queued message of this collective from another member that disagrees. */
-static const mpb_msg *find_bad(const mpb_coll *x) {
+/* A queued message of this collective from another member that disagrees,
+** among those that arrived after number `since`: the channel's arrival
+** order walked back from the newest, so that a wait looks at each arrival
+** once, not at every member's queue. Of several, the lowest comm rank's
+** oldest, as a walk over the members' queues finds. */
+static const mpb_msg *find_bad(const mpb_coll *x, uint64_t since) {
   char scratch[8];
-  for (int i = 0; i < x->c->size; i++) {
-    mpb_queue *q = mpb_inbox(x->st, MPB_CH_COLL, x->c->ranks[i]);
-    for (const mpb_msg *m = q->head; m; m = m->next) {
-      mpb_uhdr h = mpb_msg_hdr(m);
-      if (h.comm == x->c->id && h.task == x->st->task && h.seq == x->seq &&
-          mismatch(x, m, scratch, sizeof scratch))
-        return m;
-    }
+  const mpb_msg *bad = NULL;
+  int bad_r = x->c->size;
+  for (const mpb_msg *m = mpb_inbox_newest(x->st, MPB_CH_COLL); m && m->seq > since;
+       m = m->aprev) {
+    mpb_uhdr h = mpb_msg_hdr(m);
+    int r = h.comm == x->c->id && h.task == x->st->task && h.seq == x->seq
+                ? mpb_comm_of(x->c, m->src) : -1;
+    if (r >= 0 && r <= bad_r && mismatch(x, m, scratch, sizeof scratch)) bad = m, bad_r = r;
   }
-  return NULL;
+  return bad;
 }
 
 static int coll_ready(mpb_state *st, void *ud) {
   take_arg *a = ud;
   if (mpb_comm_peek(st, a->x->c, MPB_CH_COLL, a->r, 0)) return 1;
   if (st->seq != a->seen) { /* something arrived: is it a sign of a mismatch? */
+    a->bad = find_bad(a->x, a->seen);
     a->seen = st->seq;
-    a->bad = find_bad(a->x);
   }
   return a->bad != NULL;
 }

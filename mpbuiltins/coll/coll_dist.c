@@ -43,17 +43,12 @@ static int of_call(const mpb_coll *x, const mpb_uhdr *h) {
 }
 
 mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, int take) {
-  mpb_queue *q = mpb_inbox(st, MPB_CH_DIST, x->c->ranks[r]);
   st->looks++;
-  mpb_msg *prev = NULL;
-  for (mpb_msg *m = q->head; m; prev = m, m = m->next) {
+  for (mpb_msg *m = mpb_inbox(st, MPB_CH_DIST, x->c->ranks[r])->head; m; m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
     if (!of_call(x, &h) || h.aux != tag || (int)(h.flags & 0xff) != x->kind) continue;
     if (take) {
-      if (prev) prev->next = m->next;
-      else q->head = m->next;
-      if (q->tail == m) q->tail = prev;
-      m->next = NULL;
+      mpb_inbox_take(st, m);
       mpb_trace_taken(st, m);
     }
     return m;
@@ -61,25 +56,37 @@ mpb_msg *mpb_coll_tagged_find(mpb_state *st, const mpb_coll *x, int r, int tag, 
   return NULL;
 }
 
+/* m is under x's number but of another kind. */
+static int is_bad(const mpb_coll *x, const mpb_msg *m) {
+  mpb_uhdr h = mpb_msg_hdr(m);
+  return of_call(x, &h) && (int)(h.flags & 0xff) != x->kind;
+}
+
 /* A queued message from runtime rank src on chan under x's number but of
 ** another kind. */
 static const mpb_msg *bad_from(const mpb_coll *x, int chan, int src) {
   x->st->looks++;
-  for (const mpb_msg *m = mpb_inbox(x->st, chan, src)->head; m; m = m->next) {
-    mpb_uhdr h = mpb_msg_hdr(m);
-    if (of_call(x, &h) && (int)(h.flags & 0xff) != x->kind) return m;
-  }
+  for (const mpb_msg *m = mpb_inbox(x->st, chan, src)->head; m; m = m->next)
+    if (is_bad(x, m)) return m;
   return NULL;
 }
 
-/* The same in every member's queues. */
+/* The same from any member, among the queued messages of both channels (in
+** their arrival orders: not every member's queues). Of several, the lowest
+** comm rank's, the oldest on MPB_CH_DIST first, as a walk over the members'
+** queues finds. */
 static const mpb_msg *find_bad(const mpb_coll *x) {
-  const mpb_msg *m = NULL;
-  for (int i = 0; i < x->c->size && !m; i++) {
-    m = bad_from(x, MPB_CH_DIST, x->c->ranks[i]);
-    if (!m) m = bad_from(x, MPB_CH_COLL, x->c->ranks[i]);
+  static const int chans[2] = {MPB_CH_DIST, MPB_CH_COLL};
+  const mpb_msg *bad = NULL;
+  int bad_r = x->c->size;
+  for (int i = 0; i < 2; i++) {
+    x->st->looks++;
+    for (const mpb_msg *m = mpb_inbox_oldest(x->st, chans[i]); m; m = m->anext) {
+      int r = is_bad(x, m) ? mpb_comm_of(x->c, m->src) : -1;
+      if (r >= 0 && r < bad_r) bad = m, bad_r = r;
+    }
   }
-  return m;
+  return bad;
 }
 
 typedef struct {

@@ -104,13 +104,6 @@ static int sends_to(const mpb_coll *x, int r) { return owes(x, x->c->rank, r); }
 static int expects(const mpb_coll *x, int r) { return owes(x, r, x->c->rank); }
 
 /* --------------------------------------------------------------- finding */
-static void unlink_msg(mpb_queue *q, mpb_msg *m, mpb_msg *prev) {
-  if (prev) prev->next = m->next;
-  else q->head = m->next;
-  if (q->tail == m) q->tail = prev;
-  m->next = NULL;
-}
-
 /* Record how a message h from comm rank r under ic's number disagrees. */
 static void mismatch(mpb_icoll *ic, int r, const mpb_uhdr *h) {
   const mpb_coll *x = &ic->x;
@@ -132,10 +125,8 @@ static void mismatch(mpb_icoll *ic, int r, const mpb_uhdr *h) {
 static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int ring, int take) {
   const mpb_coll *x = &ic->x;
   int w = x->c->ranks[r];
-  mpb_queue *q = mpb_inbox(st, MPB_CH_DIST, w);
-  mpb_msg *prev = NULL;
   st->looks++;
-  for (mpb_msg *m = q->head; m; prev = m, m = m->next) {
+  for (mpb_msg *m = mpb_inbox(st, MPB_CH_DIST, w)->head; m; m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
     if (h.comm != x->c->id || h.task != st->task || h.seq != x->seq) continue;
     if ((h.flags & 0xff7f) != ic->flags || h.aux != x->root) {
@@ -144,7 +135,7 @@ static mpb_msg *find(mpb_state *st, mpb_icoll *ic, int r, int ring, int take) {
     }
     if (!(h.flags & RING) != !ring) continue;
     if (take) {
-      unlink_msg(q, m, prev);
+      mpb_inbox_take(st, m);
       mpb_trace_taken(st, m);
     }
     return m;

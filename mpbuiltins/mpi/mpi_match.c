@@ -38,62 +38,72 @@ static int accepts(const mpb_mpi *M, const mpb_msg *m, uint32_t comm, int tag) {
 }
 
 /* The oldest message from world rank w that the receive accepts. */
-static mpb_msg *first_from(mpb_mpi *M, int w, uint32_t comm, int tag, mpb_msg **prev) {
-  mpb_msg *p = NULL;
-  for (mpb_msg *m = mpb_inbox(M->st, MPB_CH_MPI, w)->head; m; p = m, m = m->next)
-    if (accepts(M, m, comm, tag)) {
-      *prev = p;
-      return m;
-    }
+static mpb_msg *first_from(mpb_mpi *M, int w, uint32_t comm, int tag) {
+  for (mpb_msg *m = mpb_inbox(M->st, MPB_CH_MPI, w)->head; m; m = m->next)
+    if (accepts(M, m, comm, tag)) return m;
   return NULL;
-}
-
-static void unlink_msg(mpb_queue *q, mpb_msg *m, mpb_msg *prev) {
-  if (prev) prev->next = m->next;
-  else q->head = m->next;
-  if (q->tail == m) q->tail = prev;
-  m->next = NULL;
 }
 
 int mpb_mpi_candidates(mpb_mpi *M, const mpb_comm *c, int tag, int *self) {
   int n = 0;
-  mpb_msg *prev;
   *self = 0;
   for (int r = 0; r < c->size; r++)
-    if (first_from(M, c->ranks[r], c->id, tag, &prev)) {
+    if (first_from(M, c->ranks[r], c->id, tag)) {
       n++;
       if (r == c->rank) *self = 1;
     }
   return n;
 }
 
+/* MPI's order for ANY_SOURCE: the oldest to arrive among the first of each
+** member that the receive accepts. */
+static mpb_msg *by_member(mpb_mpi *M, const mpb_comm *c, int tag) {
+  mpb_msg *best = NULL;
+  for (int r = 0; r < c->size; r++) {
+    M->st->any_looks++;
+    mpb_msg *m = first_from(M, c->ranks[r], c->id, tag);
+    if (m && (!best || m->seq < best->seq)) best = m;
+  }
+  return best;
+}
+
+typedef struct { const mpb_mpi *M; const mpb_comm *c; int tag; } wildcard;
+
+static int wildcard_accepts(const mpb_state *st, const mpb_msg *m, const void *ud) {
+  (void)st;
+  const wildcard *w = ud;
+  return accepts(w->M, m, w->c->id, w->tag) && mpb_comm_of(w->c, m->src) >= 0;
+}
+
+/* The same, found in the channel's arrival order: the first message there
+** that the receive accepts is that oldest, whatever the number of ranks
+** (past c->size of other tags' or communicators', by_member instead). */
+static mpb_msg *any_source(mpb_mpi *M, const mpb_comm *c, int tag) {
+  wildcard w = {M, c, tag};
+  int gave_up;
+  mpb_msg *m = mpb_inbox_first(M->st, MPB_CH_MPI, c->size, wildcard_accepts, &w, &gave_up);
+  return gave_up ? by_member(M, c, tag) : m;
+}
+
 mpb_msg *mpb_mpi_match(mpb_mpi *M, const mpb_comm *c, int src, int tag, int take) {
   mpb_state *st = M->st;
-  mpb_msg *best = NULL, *bprev = NULL, *prev;
-  int bw = -1;
+  mpb_msg *best = NULL;
   if (take == 1 && M->nacks == MPB_MPI_ACKS) return NULL; /* acknowledge first (the wait flushes) */
   if (src >= 0) {
-    bw = c->ranks[src];
-    best = first_from(M, bw, c->id, tag, &bprev);
+    best = first_from(M, c->ranks[src], c->id, tag);
   } else if (M->sched && take) { /* one candidate per sender; the seed chooses (take 2: a
                                     ** probe's choice, left queued) */
     int n = 0, srcs[64], *s = c->size <= 64 ? srcs : malloc(sizeof(int) * (size_t)c->size);
     if (!s) return NULL;
     for (int r = 0; r < c->size; r++)
-      if (first_from(M, c->ranks[r], c->id, tag, &prev)) s[n++] = r;
-    if (n) {
-      bw = c->ranks[s[n == 1 ? 0 : mpb_mpi_sched_pick(M, n, s)]];
-      best = first_from(M, bw, c->id, tag, &bprev);
-    }
+      if (first_from(M, c->ranks[r], c->id, tag)) s[n++] = r;
+    if (n) best = first_from(M, c->ranks[s[n == 1 ? 0 : mpb_mpi_sched_pick(M, n, s)]], c->id, tag);
     if (s != srcs) free(s);
-  } else { /* MPI's order: the oldest to arrive among the first of each sender */
-    for (int r = 0; r < c->size; r++) {
-      mpb_msg *m = first_from(M, c->ranks[r], c->id, tag, &prev);
-      if (m && (!best || m->seq < best->seq)) best = m, bprev = prev, bw = c->ranks[r];
-    }
+  } else {
+    best = any_source(M, c, tag);
   }
   if (best && take == 1) {
-    unlink_msg(mpb_inbox(st, MPB_CH_MPI, bw), best, bprev);
+    mpb_inbox_take(st, best);
     mpb_trace_taken(st, best);
     mpb_uhdr h = mpb_msg_hdr(best);
     if (h.flags & MPB_MPI_F_SSEND) {
@@ -142,13 +152,11 @@ int mpb_mpi_settle(mpb_mpi *M) {
 }
 
 int mpb_mpi_take_ack(mpb_mpi *M, int w, uint32_t comm, uint32_t token) {
-  mpb_queue *q = mpb_inbox(M->st, MPB_CH_MPI, w);
-  mpb_msg *p = NULL;
-  for (mpb_msg *m = q->head; m; p = m, m = m->next) {
+  for (mpb_msg *m = mpb_inbox(M->st, MPB_CH_MPI, w)->head; m; m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
     if ((h.flags & MPB_MPI_F_ACK) && h.comm == comm && mpb_mpi_token(h.flags) == token &&
         h.task == M->st->task) {
-      unlink_msg(q, m, p);
+      mpb_inbox_take(M->st, m);
       mpb_msg_free(m);
       return 1;
     }

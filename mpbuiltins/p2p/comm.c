@@ -145,38 +145,50 @@ void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int ch
   mpb_send(L, st, c->ranks[r], chan, b, last, &h, ids);
 }
 
-/* First message of comm id in q (of the current task), and its predecessor. */
-static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id, mpb_msg **prev) {
-  mpb_msg *p = NULL;
-  for (mpb_msg *m = q->head; m; p = m, m = m->next) {
+/* First message of comm id in q (of the current task). */
+static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id) {
+  for (mpb_msg *m = q->head; m; m = m->next) {
     mpb_uhdr h = mpb_msg_hdr(m);
-    if (h.comm == id && h.task == st->task) {
-      *prev = p;
-      return m;
-    }
+    if (h.comm == id && h.task == st->task) return m;
   }
   return NULL;
 }
 
-mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
-  mpb_queue *bq = NULL;
-  mpb_msg *best = NULL, *bprev = NULL;
-  int lo = src < 0 ? 0 : src, hi = src < 0 ? c->size - 1 : src;
-  for (int r = lo; r <= hi; r++) {
-    mpb_queue *q = mpb_inbox(st, chan, c->ranks[r]);
-    if (!q->head) continue;
-    mpb_msg *prev, *m = scan(st, q, c->id, &prev);
-    if (m && (!best || m->seq < best->seq)) best = m, bprev = prev, bq = q;
-  }
-  if (best && take) {
-    if (bprev) bprev->next = best->next;
-    else bq->head = best->next;
-    if (bq->tail == best) bq->tail = bprev;
-    best->next = NULL;
-    mpb_trace_taken(st, best);
-    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+/* c's oldest message on chan among the first of each member's queue. */
+static mpb_msg *by_member(mpb_state *st, const mpb_comm *c, int chan) {
+  mpb_msg *best = NULL;
+  for (int r = 0; r < c->size; r++) {
+    mpb_msg *m = scan(st, mpb_inbox(st, chan, c->ranks[r]), c->id);
+    st->any_looks++;
+    if (m && (!best || m->seq < best->seq)) best = m;
   }
   return best;
+}
+
+static int of_comm(const mpb_state *st, const mpb_msg *m, const void *ud) {
+  const mpb_comm *c = ud;
+  mpb_uhdr h = mpb_msg_hdr(m);
+  return h.comm == c->id && h.task == st->task && mpb_comm_of(c, m->src) >= 0;
+}
+
+/* The same, found in the channel's arrival order: a receive looks at the
+** messages that came before its own, whatever the number of ranks (past
+** c->size of other communicators', at each member's queue instead). */
+static mpb_msg *find_any(mpb_state *st, const mpb_comm *c, int chan) {
+  int gave_up;
+  mpb_msg *m = mpb_inbox_first(st, chan, c->size, of_comm, c, &gave_up);
+  return gave_up ? by_member(st, c, chan) : m;
+}
+
+mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
+  mpb_msg *m = src < 0 ? find_any(st, c, chan)
+                      : scan(st, mpb_inbox(st, chan, c->ranks[src]), c->id);
+  if (m && take) {
+    mpb_inbox_take(st, m);
+    mpb_trace_taken(st, m);
+    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+  }
+  return m;
 }
 
 typedef struct { const mpb_comm *c; int chan, src; } want;

@@ -8,6 +8,8 @@
 ** strings go in place (no copy) and the send waits until MPI is done with
 ** them, since the caller may write the array afterwards (chan/send.c).
 */
+#include <stdlib.h>
+
 #include "p2p/p2p.h"
 #include "wire/wire.h"
 
@@ -65,13 +67,44 @@ static int c_recv(lua_State *L) {
 /* ------------------------------------------------------------- probe */
 static int any_queued(mpb_state *st, void *ud) {
   (void)ud;
-  for (int r = 0; r < st->size; r++)
-    if (mpb_inbox(st, MPB_CH_USER, r)->head) return 1;
-  return 0;
+  return mpb_inbox_oldest(st, MPB_CH_USER) != NULL;
 }
 
 static int new_arrival(mpb_state *st, void *ud) {
   return st->user_arrivals > *(uint64_t *)ud;
+}
+
+static int by_rank(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Push the list of the ranks with queued messages, ascending: read from the
+** queued messages when there are fewer of them than ranks, else from each
+** rank's queue, so it looks at min(messages, ranks). */
+static void push_senders(lua_State *L, mpb_state *st) {
+  size_t n = mpb_inbox_count(st, MPB_CH_USER);
+  int k = 0;
+  if (n >= (size_t)st->size) {
+    lua_newtable(L);
+    for (int r = 0; r < st->size; r++, st->any_looks++)
+      if (mpb_inbox(st, MPB_CH_USER, r)->head) {
+        lua_pushinteger(L, r);
+        lua_rawseti(L, -2, ++k);
+      }
+    return;
+  }
+  int buf[64], *v = n <= 64 ? buf : lua_newuserdatauv(L, sizeof *v * n, 0);
+  for (mpb_msg *m = mpb_inbox_oldest(st, MPB_CH_USER); m; m = m->anext, st->any_looks++)
+    v[k++] = m->src;
+  qsort(v, (size_t)k, sizeof *v, by_rank);
+  lua_newtable(L);
+  for (int i = 0, j = 0; i < k; i++)
+    if (i == 0 || v[i] != v[i - 1]) {
+      lua_pushinteger(L, v[i]);
+      lua_rawseti(L, -2, ++j);
+    }
+  if (v != buf) lua_remove(L, -2);
 }
 
 /* mp.probe([mode]): the ranks with queued messages; mode 1 waits for one,
@@ -101,13 +134,7 @@ static int probe(lua_State *L) {
     else mpb_wait_described(L, st, new_arrival, &since, &d);
   }
   p->probe_seen = st->user_arrivals;
-  lua_newtable(L);
-  int k = 0;
-  for (int r = 0; r < st->size; r++)
-    if (mpb_inbox(st, MPB_CH_USER, r)->head) {
-      lua_pushinteger(L, r);
-      lua_rawseti(L, -2, ++k);
-    }
+  push_senders(L, st);
   return 1;
 }
 

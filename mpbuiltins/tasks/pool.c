@@ -144,9 +144,9 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
   while (outstanding > 0 || (self && !p.exhausted)) {
     if (self && !p.exhausted) { /* rank 0 works while nothing is waiting */
       mpb_poll(st);
-      int queued = 0;
-      for (int r = 1; r < st->size && !queued; r++) queued = mpb_inbox(st, MPB_CH_POOL, r)->head != NULL;
-      if (!queued) {
+      const mpb_msg *q = mpb_inbox_oldest(st, MPB_CH_POOL); /* a worker's results */
+      while (q && q->src == 0) q = q->anext;
+      if (!q) {
         int base = lua_gettop(L);
         if (sow(L, &p, 1)) { /* task and result copied as a worker's are: the same
                              ** wherever it runs */

@@ -137,6 +137,51 @@ static int iahead(lua_State *L) {
   return 0;
 }
 
+/* bench.anysrc(iters, interruptible): a server loop. Every rank but 0 sends
+** rank 0 iters messages of 8 bytes (tag 0), then one of tag 1; rank 0
+** receives the tag 1 ones first (so that every message has reached MPI's
+** queue: a sender's messages do not overtake each other), then, timed, the
+** others from MPI_ANY_SOURCE, blocking (MPI_Recv) or by the interruptible
+** scheme (poll MPI_Improbe, MPI_Mrecv). Seconds per message, on rank 0: the
+** median over chunks of ANYSRC_CHUNK messages (a loop of a millisecond or
+** two on an oversubscribed machine loses its core now and then). */
+#define ANYSRC_CHUNK 500
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static int anysrc(lua_State *L) {
+  int iters = (int)luaL_checkinteger(L, 1), inter = lua_toboolean(L, 2);
+  MPI_Comm c = mplua_comm(L);
+  int r, n;
+  MPI_Comm_rank(c, &r);
+  MPI_Comm_size(c, &n);
+  char buf[8] = {0};
+  long total = (long)iters * (n - 1);
+  luaL_argcheck(L, total >= ANYSRC_CHUNK, 1, "too few messages");
+  for (int i = 0; r > 0 && i <= iters; i++) MPI_Send(buf, sizeof buf, MPI_BYTE, 0, i == iters, c);
+  for (int i = 1; r == 0 && i < n; i++)
+    MPI_Recv(buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, 1, c, MPI_STATUS_IGNORE);
+  long nchunks = r == 0 ? total / ANYSRC_CHUNK : 0;
+  double *chunk = calloc((size_t)nchunks + 1, sizeof *chunk);
+  for (long k = 0; k < nchunks; k++) {
+    long len = k + 1 < nchunks ? ANYSRC_CHUNK : total - k * ANYSRC_CHUNK;
+    double t = MPI_Wtime();
+    for (long i = 0; i < len; i++) {
+      if (inter) irecv_polled(buf, sizeof buf, MPI_ANY_SOURCE, c);
+      else MPI_Recv(buf, sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, 0, c, MPI_STATUS_IGNORE);
+    }
+    chunk[k] = (MPI_Wtime() - t) / (double)len;
+  }
+  qsort(chunk, (size_t)nchunks, sizeof *chunk, by_value);
+  double t = nchunks > 0 ? chunk[nchunks / 2] : 0;
+  free(chunk);
+  MPI_Barrier(c);
+  lua_pushnumber(L, t);
+  return 1;
+}
+
 /* bench.stream(iters, bytes): rank 0 sends `bytes` to rank 1, which answers
 ** with one byte (so the time covers delivery). Large counts (MPI 4's _c
 ** calls); the buffer is touched and one round runs before the clock starts. */
@@ -311,7 +356,7 @@ static int gather(lua_State *L) {
 
 static int open_bench(lua_State *L) {
   static const luaL_Reg funcs[] = {{"pingpong", pingpong}, {"ipingpong", ipingpong},
-                                   {"stream", stream},
+                                   {"stream", stream}, {"anysrc", anysrc},
                                    {"iahead", iahead}, {"collect", l_collect},
                                    {"allreduce", allreduce}, {"iallreduce", iallreduce},
                                    {"barrier", barrier},
