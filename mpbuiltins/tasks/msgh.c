@@ -27,24 +27,43 @@ static int key_of(lua_State *L, int ti, int fi) {
   return 0;
 }
 
-/* Pushes "mp.probe" or "mp.Array:get" for the function at fi and returns
-** 1, or pushes nothing and returns 0. */
+static int ours(const char *name) {
+  return strcmp(name, "mp") == 0 || strcmp(name, "ad") == 0 || strncmp(name, "mp.", 3) == 0 ||
+         strncmp(name, "ad.", 3) == 0;
+}
+
+/* If a table of ours in the table at ti (by its key: "mp", "mp.mpi"...;
+** methods: the __index of a metatable of ours) holds the value at fi,
+** pushes its full name ("mp.mpi.File_open", "mp.mpi.File:Seek") and returns 1. */
+static int in_ours(lua_State *L, int ti, int fi, int methods) {
+  int top = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, ti)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (k && ours(k) && lua_istable(L, -1)) {
+      if (methods) lua_getfield(L, -1, "__index");
+      else lua_pushvalue(L, -1);
+      if (key_of(L, lua_gettop(L), fi)) {
+        lua_pushfstring(L, "%s%s%s", k, methods ? ":" : ".", lua_tostring(L, -1));
+        lua_replace(L, top + 1);
+        lua_settop(L, top + 1);
+        return 1;
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, top);
+  return 0;
+}
+
+/* Pushes "mp.probe", "mp.mpi.File_open" or "mp.Array:get" for the function
+** at fi and returns 1, or pushes nothing and returns 0: a module of ours
+** (package.loaded's "mp", "ad", "mp.mpi"), then the methods of a metatable
+** of ours (the registry's "mp.Comm", "mp.mpi.File"...). */
 static int full_name(lua_State *L, int fi) {
-  static const char *const libs[] = {"mp", "ad"};
-  static const char *const metas[] = {"mp.Array", "mp.Comm", "mp.Request", "mp.Mapper",
-                                      "ad.Var", "ad.Vec", "ad.Const"};
   int top = lua_gettop(L);
   lua_getfield(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
-    lua_getfield(L, top + 1, libs[i]);
-    if (key_of(L, top + 2, fi)) {
-      lua_pushfstring(L, "%s.%s", libs[i], lua_tostring(L, -1));
-      lua_replace(L, top + 1);
-      lua_settop(L, top + 1);
-      return 1;
-    }
-    lua_settop(L, top + 1);
-  }
   lua_getfield(L, top + 1, "mp"); /* mp.Array: the array methods */
   if (lua_istable(L, top + 2) && lua_getfield(L, top + 2, "Array") && key_of(L, top + 3, fi)) {
     lua_pushfstring(L, "mp.Array:%s", lua_tostring(L, -1));
@@ -52,20 +71,18 @@ static int full_name(lua_State *L, int fi) {
     lua_settop(L, top + 1);
     return 1;
   }
-  lua_settop(L, top);
-  for (size_t i = 0; i < sizeof metas / sizeof *metas; i++) {
-    luaL_getmetatable(L, metas[i]);
-    if (lua_istable(L, top + 1)) {
-      lua_getfield(L, top + 1, "__index");
-      if (key_of(L, top + 2, fi)) {
-        lua_pushfstring(L, "%s:%s", metas[i], lua_tostring(L, -1));
-        lua_replace(L, top + 1);
-        lua_settop(L, top + 1);
-        return 1;
-      }
-    }
-    lua_settop(L, top);
+  lua_settop(L, top + 1);
+  if (in_ours(L, top + 1, fi, 0)) {
+    lua_replace(L, top + 1);
+    return 1;
   }
+  lua_settop(L, top);
+  lua_pushvalue(L, LUA_REGISTRYINDEX);
+  if (in_ours(L, top + 1, fi, 1)) {
+    lua_replace(L, top + 1);
+    return 1;
+  }
+  lua_settop(L, top);
   return 0;
 }
 
