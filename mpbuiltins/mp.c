@@ -66,6 +66,13 @@ static int stats(lua_State *L) {
   return 1;
 }
 
+/* The words before the array layer's errors (array.h): this rank. */
+static int array_prefix(lua_State *L) {
+  mpb_state *st = mpb_get(L);
+  lua_pushfstring(L, MPB_RANKFMT, st->rank, st->size);
+  return 1;
+}
+
 static void open_basics(lua_State *L) {
   mpb_state *st = mpb_get(L);
   lua_pushinteger(L, st->rank);
@@ -76,6 +83,8 @@ static void open_basics(lua_State *L) {
   lua_setfield(L, -2, "wtime");
   lua_pushcfunction(L, stats);
   lua_setfield(L, -2, "stats");
+  lua_pushcfunction(L, array_prefix);
+  lua_setfield(L, LUA_REGISTRYINDEX, MPB_ARRAY_PREFIX_KEY);
 }
 
 static void (*const openers[])(lua_State *L) = {

@@ -30,6 +30,7 @@
 #include "lauxlib.h"
 #include "array/array.h"
 #include "array/array_cplx.h"
+#include "array/array_int.h"
 #include "array/array_iter.h"
 
 static const char *const dtype_names[MPB_NDTYPE] = {"f64", "f32", "i64", "i32", "u8", "c64",
@@ -111,10 +112,36 @@ static int64_t check_shape(lua_State *L, int dtype, int ndim, const int64_t *dim
 #define ALIGN_BIG 4096
 #define ALIGN_TO 64
 
+#define ALLOC_NAMED (1u << 20) /* from here on, a failed allocation says what it was */
+
+static int alloc_ud(lua_State *L) {
+  lua_newuserdatauv(L, (size_t)lua_tointeger(L, 1), 2);
+  return 1;
+}
+
+/* A large array's storage: Lua's "not enough memory" made the user's error
+** ("mp.array: [rank 3/4] cannot allocate 8796093022208 bytes (f64, 2^40
+** elements)"), through a protected call. */
+static mpb_array *alloc_named(lua_State *L, size_t total, int dtype, int64_t n) {
+  size_t bytes = (size_t)n * mpb_dtype_size(dtype); /* the data's (total: with the header) */
+  lua_pushcfunction(L, alloc_ud);
+  lua_pushinteger(L, (lua_Integer)total);
+  int rc = lua_pcall(L, 1, 1, 0);
+  if (rc == LUA_OK) return lua_touserdata(L, -1);
+  if (rc != LUA_ERRMEM) lua_error(L);
+  lua_pop(L, 1);
+  const char *name = mpb_arr_pushname(L, NULL);
+  luaL_error(L, "%s: %scannot allocate %I bytes (%s, %I elements)", name, mpb_arr_pushprefix(L),
+             (lua_Integer)bytes, mpb_dtype_name(dtype), (lua_Integer)n);
+  return NULL;
+}
+
 mpb_array *mpb_array_new(lua_State *L, int dtype, int ndim, const int64_t *dims) {
   int64_t n = check_shape(L, dtype, ndim, dims);
   size_t bytes = (size_t)n * mpb_dtype_size(dtype), pad = bytes >= ALIGN_BIG ? ALIGN_TO : 0;
-  mpb_array *a = lua_newuserdatauv(L, sizeof(mpb_array) + bytes + pad, 2);
+  size_t total = sizeof(mpb_array) + bytes + pad;
+  mpb_array *a = total >= ALLOC_NAMED ? alloc_named(L, total, dtype, n)
+                                      : lua_newuserdatauv(L, total, 2);
   char *data = (char *)(a + 1);
   if (pad) data += (ALIGN_TO - (uintptr_t)data % ALIGN_TO) % ALIGN_TO;
   set_header(a, data, n, dtype, ndim, dims, NULL);
@@ -173,7 +200,7 @@ mpb_array *mpb_array_test(lua_State *L, int idx) {
 mpb_array *mpb_array_check(lua_State *L, int idx) {
   mpb_array *a = luaL_checkudata(L, idx, MPB_ARRAY_MT);
   if (!a->contig)
-    luaL_argerror(L, idx, "contiguous mp.Array expected, got a strided view (copy it with :copy())");
+    mpb_arr_argmsg(L, idx, "contiguous mp.Array expected, got a strided view (copy it with :copy())");
   return a;
 }
 

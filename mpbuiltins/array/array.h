@@ -48,6 +48,11 @@ typedef struct mpb_array {
   int spare_;        /* keeps sizeof a multiple of 8 (elements follow it) */
 } mpb_array;
 
+/* What the array layer's errors say first: it has no rank of its own, so
+** an upper layer registers, at this registry key, a C function returning
+** the words ("[rank 3/4]"); none registered: nothing. */
+#define MPB_ARRAY_PREFIX_KEY "mp.Array.prefix"
+
 /* Size in bytes of one element of dtype, or 0 for an invalid dtype. */
 size_t mpb_dtype_size(int dtype);
 /* "f64", "f32", ... ; NULL for an invalid dtype. */

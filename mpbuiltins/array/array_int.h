@@ -19,6 +19,15 @@ mpb_array *mpb_arr_pushview(lua_State *L, int idx, const mpb_array *a, void *dat
 ** formatted like lua_pushfstring. Self counts as #1 (a:f(x) reports x as #2),
 ** so the numbers are those of the function form mp.Array.f(a, x). */
 int mpb_arr_argerror(lua_State *L, int arg, const char *fname, const char *fmt, ...);
+/* Push the registered prefix and a space ("[rank 3/4] "), or "". */
+const char *mpb_arr_pushprefix(lua_State *L);
+/* Push the running function's name as the user called it ("mp.array",
+** "a:reshape", "mp.Array.reshape", "a[i]", "a[i] = v"); *arg, when not
+** NULL, is made the user's argument number (a method's self is not one). */
+const char *mpb_arr_pushname(lua_State *L, int *arg);
+/* Raise "bad argument #arg to '<name>' ([rank r/n] msg)", the name from
+** mpb_arr_pushname: luaL_argerror with the user's words. */
+int mpb_arr_argmsg(lua_State *L, int arg, const char *msg);
 /* Dimensions from arguments first..last (at least one, each >= 0, at most
 ** MPB_ARRAY_MAXDIM, not too large); returns their number. */
 int mpb_arr_checkdims(lua_State *L, int first, int last, int64_t *dims);

@@ -24,7 +24,7 @@ static int checkdtype(lua_State *L, int arg) {
   const char *s = luaL_checkstring(L, arg);
   int d = mpb_dtype_from_name(s);
   if (d < 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32, "
+    mpb_arr_argmsg(L, arg, lua_pushfstring(L, "invalid dtype '%s' (expected f64, f32, i64, i32, "
                                           "u8, c64 or c128)", s));
   return d;
 }
@@ -32,23 +32,23 @@ static int checkdtype(lua_State *L, int arg) {
 static int64_t checkindex(lua_State *L, int arg, int64_t hi) {
   lua_Integer i = luaL_checkinteger(L, arg);
   if (i < 1 || i > hi)
-    luaL_argerror(L, arg, lua_pushfstring(L, "index %I out of range 1..%I", i, (lua_Integer)hi));
+    mpb_arr_argmsg(L, arg, lua_pushfstring(L, "index %I out of range 1..%I", i, (lua_Integer)hi));
   return i;
 }
 
 /* Dimensions from arguments first..last (at least one). */
 int mpb_arr_checkdims(lua_State *L, int first, int last, int64_t *dims) {
   int nd = last - first + 1;
-  luaL_argcheck(L, nd >= 1, first, "dimensions expected");
+  if (!(nd >= 1)) mpb_arr_argmsg(L, first, "dimensions expected");
   if (nd > MPB_ARRAY_MAXDIM)
-    luaL_argerror(L, first + MPB_ARRAY_MAXDIM,
+    mpb_arr_argmsg(L, first + MPB_ARRAY_MAXDIM,
                   lua_pushfstring(L, "at most %d dimensions", MPB_ARRAY_MAXDIM));
   for (int k = 0; k < nd; k++) {
     lua_Integer d = luaL_checkinteger(L, first + k);
-    luaL_argcheck(L, d >= 0, first + k, "negative dimension");
+    if (!(d >= 0)) mpb_arr_argmsg(L, first + k, "negative dimension");
     dims[k] = d;
   }
-  if (mpb_array_count(MPB_U8, nd, dims) < 0) luaL_argerror(L, first, "array too large");
+  if (mpb_array_count(MPB_U8, nd, dims) < 0) mpb_arr_argmsg(L, first, "array too large");
   return nd;
 }
 
@@ -69,7 +69,26 @@ int mpb_arr_argerror(lua_State *L, int arg, const char *fname, const char *fmt, 
   va_start(ap, fmt);
   const char *msg = lua_pushvfstring(L, fmt, ap);
   va_end(ap);
-  return luaL_error(L, "bad argument #%d to 'mp.Array.%s' (%s)", arg, fname, msg);
+  return luaL_error(L, "bad argument #%d to 'mp.Array.%s' (%s%s)", arg, fname,
+                    mpb_arr_pushprefix(L), msg);
+}
+
+const char *mpb_arr_pushprefix(lua_State *L) {
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPB_ARRAY_PREFIX_KEY) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "");
+    return "";
+  }
+  lua_call(L, 0, 1);
+  return lua_pushfstring(L, "%s ", lua_tostring(L, -1) ? lua_tostring(L, -1) : "");
+}
+
+int mpb_arr_argmsg(lua_State *L, int arg, const char *msg) {
+  const char *name = mpb_arr_pushname(L, &arg);
+  if (strncmp(name, "a[i]", 4) == 0) /* the index (2) or the value (3) */
+    return luaL_error(L, "bad %s in '%s' (%s%s)", arg == 3 ? "value" : "index", name,
+                      mpb_arr_pushprefix(L), msg);
+  return luaL_error(L, "bad argument #%d to '%s' (%s%s)", arg, name, mpb_arr_pushprefix(L), msg);
 }
 
 const char *mpb_arr_pushshape(lua_State *L, int ndim, const int64_t *dims) {
@@ -135,7 +154,7 @@ static void fill_level(lua_State *L, mpb_array *a, int tidx, int level, int64_t 
       luaL_addstring(&b, ": ");
       luaL_addstring(&b, msg);
       luaL_pushresult(&b);
-      luaL_argerror(L, 2, lua_tostring(L, -1));
+      mpb_arr_argmsg(L, 2, lua_tostring(L, -1));
     }
     lua_pop(L, 1);
   }
@@ -149,11 +168,11 @@ static int from_table(lua_State *L, int dtype, int tidx) {
   int64_t entries = 0; /* a keyed field would be dropped silently: refuse it */
   for (lua_pushnil(L); lua_next(L, tidx); lua_pop(L, 1)) entries++;
   if (entries != (int64_t)lua_rawlen(L, tidx))
-    luaL_argerror(L, tidx, "a list expected (the table has fields that are not 1..n)");
+    mpb_arr_argmsg(L, tidx, "a list expected (the table has fields that are not 1..n)");
   lua_pushvalue(L, tidx);
   for (;;) {
     if (nd == MPB_ARRAY_MAXDIM)
-      luaL_argerror(L, tidx, lua_pushfstring(L, "nested deeper than %d levels", MPB_ARRAY_MAXDIM));
+      mpb_arr_argmsg(L, tidx, lua_pushfstring(L, "nested deeper than %d levels", MPB_ARRAY_MAXDIM));
     int64_t len = (int64_t)lua_rawlen(L, -1);
     dims[nd++] = len;
     if (len == 0) break;
@@ -180,10 +199,10 @@ static int array(lua_State *L) {
   if (top == 2 && (src = mpb_array_testv(L, 2)) != NULL) {
     mpb_array *a = mpb_array_new(L, dtype, src->ndim, src->dims);
     const char *msg = mpb_array_convert(L, a, src);
-    if (msg) luaL_argerror(L, 2, msg);
+    if (msg) mpb_arr_argmsg(L, 2, msg);
     return 1;
   }
-  if (top < 2) luaL_argerror(L, 2, "dimensions, table or array expected");
+  if (top < 2) mpb_arr_argmsg(L, 2, "dimensions, table or array expected");
   int64_t dims[MPB_ARRAY_MAXDIM];
   int nd = mpb_arr_checkdims(L, 2, top, dims);
   mpb_array_new(L, dtype, nd, dims);
@@ -205,7 +224,7 @@ static int array_like(lua_State *L) {
 static int64_t checkoffset(lua_State *L, const mpb_array *a, int first, int nidx) {
   if (nidx != a->ndim) {
     int arg = first + (nidx < a->ndim ? nidx : a->ndim);
-    luaL_argerror(L, arg, lua_pushfstring(L, "%d ind%s expected for a %d-D array, got %d",
+    mpb_arr_argmsg(L, arg, lua_pushfstring(L, "%d ind%s expected for a %d-D array, got %d",
                                           a->ndim, a->ndim == 1 ? "ex" : "ices", a->ndim, nidx));
   }
   int64_t off = 0;
@@ -227,7 +246,7 @@ static int set(lua_State *L) {
   luaL_checkany(L, 2);
   int64_t off = checkoffset(L, a, 2, top - 2);
   const char *msg = mpb_array_storev(L, a, off, top);
-  if (msg) luaL_argerror(L, top, msg);
+  if (msg) mpb_arr_argmsg(L, top, msg);
   return 0;
 }
 
@@ -342,12 +361,12 @@ static int mm_newindex(lua_State *L) {
     a = mpb_array_checkv(L, 1);  /* raises */
   lua_settop(L, 3);
   if (lua_type(L, 2) != LUA_TNUMBER)
-    luaL_argerror(L, 2, lua_pushfstring(L, "array index expected, got %s", luaL_typename(L, 2)));
+    mpb_arr_argmsg(L, 2, lua_pushfstring(L, "array index expected, got %s", luaL_typename(L, 2)));
   int isint;
   lua_Integer i = lua_tointegerx(L, 2, &isint);
   if (!isint || (lua_Unsigned)i - 1u >= (lua_Unsigned)a->n) i = checkindex(L, 2, a->n);
   const char *msg = mpb_array_storev(L, a, a->contig ? i - 1 : mpb_array_offset(a, i - 1), 3);
-  if (msg) luaL_argerror(L, 3, msg);
+  if (msg) mpb_arr_argmsg(L, 3, msg);
   return 0;
 }
 
@@ -444,4 +463,41 @@ void mpb_open_array(lua_State *L) {
   lua_setfield(L, -4, "Array");
   lua_pop(L, 2);
   luaL_setfuncs(L, funcs, 0);
+}
+
+
+const char *mpb_arr_pushname(lua_State *L, int *arg) {
+  lua_Debug ar;
+  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "nf", &ar)) return lua_pushliteral(L, "?");
+  lua_CFunction f = lua_tocfunction(L, -1);
+  lua_pop(L, 1);
+  if (strcmp(ar.namewhat, "metamethod") == 0 && ar.name) {
+    if (strcmp(ar.name, "index") == 0) return lua_pushliteral(L, "a[i]");
+    if (strcmp(ar.name, "newindex") == 0) return lua_pushliteral(L, "a[i] = v");
+    return lua_pushfstring(L, "mp.Array __%s", ar.name);
+  }
+  if (strcmp(ar.namewhat, "method") == 0 && ar.name) {
+    if (arg) (*arg)--;
+    return lua_pushfstring(L, "a:%s", ar.name);
+  }
+  for (int i = 0; funcs[i].name; i++)
+    if (funcs[i].func == f) return lua_pushfstring(L, "mp.%s", funcs[i].name);
+  int top = lua_gettop(L);
+  mpb_array_pushmt(L); /* mp.Array.f(a, ...): the methods table */
+  lua_getfield(L, -1, "__index");
+  if (lua_getupvalue(L, -1, 1) && lua_istable(L, -1)) {
+    int t = lua_gettop(L);
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      if (lua_type(L, -2) == LUA_TSTRING && lua_tocfunction(L, -1) == f && f) {
+        const char *name = lua_pushfstring(L, "mp.Array.%s", lua_tostring(L, -2));
+        lua_replace(L, t - 2);
+        lua_settop(L, t - 2);
+        return name;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  lua_settop(L, top);
+  return lua_pushstring(L, ar.name ? ar.name : "?");
 }

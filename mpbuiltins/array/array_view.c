@@ -36,9 +36,9 @@ static int reshape(lua_State *L) {
   int nd = mpb_arr_checkdims(L, 2, lua_gettop(L), dims);
   int64_t n = mpb_array_count(a->dtype, nd, dims);
   if (n != a->n)
-    luaL_argerror(L, 2, lua_pushfstring(L, "new shape has %I elements, array has %I",
+    mpb_arr_argmsg(L, 2, lua_pushfstring(L, "new shape has %I elements, array has %I",
                                         (lua_Integer)n, (lua_Integer)a->n));
-  if (!a->contig) luaL_argerror(L, 1, "cannot reshape a strided view (copy it first)");
+  if (!a->contig) mpb_arr_argmsg(L, 1, "cannot reshape a strided view (copy it first)");
   mpb_arr_pushview(L, 1, a, a->data, nd, dims, NULL);
   return 1;
 }
@@ -51,9 +51,9 @@ static int slice(lua_State *L) {
   lua_Integer lo = luaL_checkinteger(L, 2);
   lua_Integer hi = luaL_optinteger(L, 3, d);
   if (lo < 1 || lo > d + 1)
-    luaL_argerror(L, 2, lua_pushfstring(L, "index %I out of range 1..%I", lo, (lua_Integer)d + 1));
+    mpb_arr_argmsg(L, 2, lua_pushfstring(L, "index %I out of range 1..%I", lo, (lua_Integer)d + 1));
   if (hi < lo - 1 || hi > d)
-    luaL_argerror(L, 3, lua_pushfstring(L, "index %I out of range %I..%I", hi, lo - 1, (lua_Integer)d));
+    mpb_arr_argmsg(L, 3, lua_pushfstring(L, "index %I out of range %I..%I", hi, lo - 1, (lua_Integer)d));
   int64_t dims[MPB_ARRAY_MAXDIM];
   memcpy(dims, a->dims, sizeof dims);
   dims[last] = hi - lo + 1;

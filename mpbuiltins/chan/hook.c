@@ -199,8 +199,10 @@ void mpb_interrupt_clear(void) {
   recatch_sigint();
 }
 
-void mpb_check_interrupt(lua_State *L, mpb_state *st) {
-  if (!mpb_sigint || st->rank != 0) return;
+void mpb_check_interrupt(lua_State *L, mpb_state *st) { mpb_take_interrupt(L, st, mpb_sigint); }
+
+void mpb_take_interrupt(lua_State *L, mpb_state *st, int sig) {
+  if (!sig || st->rank != 0) return;
   mpb_sigint = 0;
   st->waiting.d = NULL; /* raised out of below (see mpb_check_abort) */
   if (st->in_task) note_running(L, st);

@@ -24,6 +24,8 @@ void mpb_interrupt(void);
 void mpb_interrupt_clear(void);
 /* Consume a pending interrupt (rank 0) and raise "interrupted!". */
 void mpb_check_interrupt(lua_State *L, mpb_state *st);
+/* The same for sig, the flag as the caller read it (0: nothing to take). */
+void mpb_take_interrupt(lua_State *L, mpb_state *st, int sig);
 /* Raise the abort error, and keep raising it at the main thread's every
 ** instruction until the task runner has it (mpb_hook_arm(st, 0) stops). */
 void mpb_raise_abort_hooked(lua_State *L);

@@ -112,7 +112,7 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
     ** agreement's, coll/agree.c) is never raised out of for one it did not see. */
     int sig = mpb_sigint;
     if (ready(st, ud)) return;
-    if (abortable && (st->aborting || sig || st->mpi_err[0])) mpb_check_abort(L, st);
+    if (abortable && (st->aborting || sig || st->mpi_err[0])) mpb_check_abort_seen(L, st, sig);
     if (ev) {
       t0 = 0, spins = 0, nap = NAP_FIRST_NS;
       continue;
@@ -131,6 +131,13 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
     }
   }
 }
+
+static int never_ready(mpb_state *st, void *ud) {
+  (void)st, (void)ud;
+  return 0;
+}
+
+void mpb_wait_abort(lua_State *L, mpb_state *st) { mpb_wait(L, st, never_ready, NULL, 0); }
 
 void mpb_wait_paused(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
                      const mpb_waitdesc *d, uint32_t pause, uint32_t turn) {
@@ -194,14 +201,14 @@ int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout) {
 /* Raising out of a wait ends it: the record of what it waits for (its
 ** descriptor and ready data live in the frames the raise unwinds) must not
 ** be read by a later "where are you" (tasks/where.c). */
-void mpb_check_abort(lua_State *L, mpb_state *st) {
+void mpb_check_abort_seen(lua_State *L, mpb_state *st, int sig) {
   if (st->aborting && st->in_task) {
     if (!st->where[0]) note_where(L, st);
     st->waiting.d = NULL;
     mpb_raise_abort_hooked(L);
   }
-  if (mpb_sigint && st->rank == 0 && !st->where[0]) note_where(L, st);
-  mpb_check_interrupt(L, st);
+  if (sig && st->rank == 0 && !st->where[0]) note_where(L, st);
+  mpb_take_interrupt(L, st, sig);
   if (st->mpi_err[0]) {
     char msg[MPB_ERRLEN];
     memcpy(msg, st->mpi_err, sizeof msg);
@@ -210,6 +217,8 @@ void mpb_check_abort(lua_State *L, mpb_state *st) {
     luaL_error(L, "mp: " MPB_RANKFMT " %s", st->rank, st->size, msg);
   }
 }
+
+void mpb_check_abort(lua_State *L, mpb_state *st) { mpb_check_abort_seen(L, st, mpb_sigint); }
 
 /* ------------------------------------------------------------- taking */
 typedef struct { int chan, src; } take_arg;

@@ -32,8 +32,17 @@ void mpb_wait_paused(lua_State *L, mpb_state *st, mpb_ready ready, void *ud,
 /* The same without Lua (shutdown): gives up after timeout seconds; returns
 ** whether ready became true. */
 int mpb_wait_bounded(mpb_state *st, mpb_ready ready, void *ud, double timeout);
-/* Check for abort, interrupt or a noted MPI failure, and raise. */
+/* Wait for the abort that another rank's fault brings (it is known to be on
+** its way), and raise it: that rank's report is the job's, not this one's. */
+void mpb_wait_abort(lua_State *L, mpb_state *st);
+/* Check for abort, interrupt or a noted MPI failure, and raise. The
+** interrupt flag is read once, at the call: mpb_check_abort_seen takes the
+** value its caller read (the one wait reads it once a round, before its
+** condition), so that a SIGINT landing after that read is taken on the next
+** round, after the condition has seen it, and never raised out of a round
+** that decided without it. */
 void mpb_check_abort(lua_State *L, mpb_state *st);
+void mpb_check_abort_seen(lua_State *L, mpb_state *st, int sig);
 /* Wait for the oldest message on chan from src (-1: any) and take it. */
 mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const char *fname);
 

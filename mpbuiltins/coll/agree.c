@@ -45,7 +45,7 @@
 #define AGREE_KEY "mp.coll.agree"
 
 enum { ASK = 0, VOTED = 1, NEVER = 2 };
-enum { LATE = 1, EARLY, HOLD, SIGINT_IN }; /* the test knob's modes (mp._agree_fault) */
+enum { LATE = 1, EARLY, HOLD, SIGINT_IN, NOTED_SIGINT }; /* the test knob's modes (mp._agree_fault) */
 
 /* The last two agreements this rank voted in on one communicator (a member
 ** waits in at most one agreement it voted in, and a peer can have run ahead
@@ -67,7 +67,7 @@ typedef struct agree_state {
   int hold_peer;         /* HOLD: the world rank whose vote is kept back */
   int64_t hold_pid;      /* HOLD: 0 tell rank 0, > 0 SIGINT to it, once peer voted */
   int holding, asked;    /* HOLD: under way; hold_peer asked */
-  int sigint_in;         /* SIGINT_IN: armed for this rank's vote wait */
+  int sigint_in;         /* SIGINT_IN, NOTED_SIGINT: armed for this rank's vote wait */
 } agree_state;
 
 static agree_state *state_of(mpb_state *st) { return st->slot[MPB_SLOT_AGREE]; }
@@ -171,6 +171,20 @@ static int votes_in_sigint(mpb_state *st, void *ud) {
   return 0;
 }
 
+/* votes_in, and once a vote is missing: a fault noted, then SIGINT (the
+** test knob's "noted": the signal lands after the wait read the interrupt
+** flag and before its abort check, which the noted fault makes). */
+static int votes_in_noted(mpb_state *st, void *ud) {
+  if (votes_in(st, ud)) return 1;
+  agree_state *a = state_of(st);
+  if (a->sigint_in) {
+    a->sigint_in = 0;
+    mpb_note(st, "mp._agree_fault: a fault injected in mp.%s", ((votes_arg *)ud)->x->fname);
+    raise(SIGINT);
+  }
+  return 0;
+}
+
 /* Every missing member has voted or answered; any "never" ends it. */
 static int resolved(mpb_state *st, void *ud) {
   votes_arg *v = ud;
@@ -181,11 +195,6 @@ static int resolved(mpb_state *st, void *ud) {
     if (r != c->rank && !has_msg(st, v->x, r)) return 0;
   }
   return 1;
-}
-
-static int never_ready(mpb_state *st, void *ud) {
-  (void)st, (void)ud;
-  return 0;
 }
 
 /* An abort reached this rank after it voted and before every vote came:
@@ -221,7 +230,11 @@ static int resolve(lua_State *L, mpb_state *st, const mpb_coll *x) {
 **            that process (rank 0's);
 **   "sigint": SIGINT to this process (rank 0) inside its wait for the votes,
 **            the first time the wait looks and finds no abort and one vote
-**            missing (a "hold" member's).
+**            missing (a "hold" member's);
+**   "noted": a fault noted (as an MPI failure is) and SIGINT to this
+**            process (rank 0) inside its wait for the votes, the first time
+**            it finds one missing: the wait's abort check, made for the
+**            fault, raises the fault, and the signal is the next round's.
 ** The knob never waits for an abort: a member that holds every vote must
 ** go on to MPI (the abort may come only through the members in MPI). */
 static void send_true(lua_State *L, mpb_state *st, int dst) {
@@ -248,8 +261,8 @@ static void inject(lua_State *L, mpb_state *st, const mpb_coll *x, int held, cha
   agree_state *a = state_of(st);
   int mode = a->fault;
   a->fault = 0;
-  if (mode == SIGINT_IN) {
-    a->sigint_in = 1;
+  if (mode == SIGINT_IN || mode == NOTED_SIGINT) {
+    a->sigint_in = mode;
     return;
   }
   if (mode == HOLD) {
@@ -301,7 +314,7 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
     for (int k = 1; k < n; k++) free(buf[k]);
     if (!ok) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", x->fname, st->rank, st->size);
     if (abort_due(st)) mpb_check_abort(L, st);
-    mpb_wait(L, st, never_ready, NULL, 0); /* refused: the abort is on its way */
+    mpb_wait_abort(L, st); /* refused: the abort is on its way */
   }
   mpb_uhdr h;
   mpb_coll_header(x, &h);
@@ -322,7 +335,8 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
   mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq};
   v.d = &d;
   if (!votes_in(st, &v))
-    mpb_wait_described(L, st, a->sigint_in ? votes_in_sigint : votes_in, &v, &d);
+    mpb_wait_described(L, st, a->sigint_in == NOTED_SIGINT ? votes_in_noted
+                              : a->sigint_in ? votes_in_sigint : votes_in, &v, &d);
   a->sigint_in = 0;
   v.d = NULL;
   v.next = 0;
@@ -335,13 +349,13 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
 
 /* mp._agree_fault(mode [, peer [, pid]]): the test knob (inject above). */
 static int agree_fault(lua_State *L) {
-  static const char *const modes[] = {"late", "early", "hold", "sigint", NULL};
+  static const char *const modes[] = {"late", "early", "hold", "sigint", "noted", NULL};
   mpb_state *st = mpb_get(L);
   agree_state *a = state_of(st);
   int mode = 1 + luaL_checkoption(L, 1, NULL, modes);
-  if (mode == SIGINT_IN && st->rank != 0) /* a worker's SIGINT is not an interrupt */
-    return luaL_error(L, "mp._agree_fault: " MPB_RANKFMT " \"sigint\" is rank 0's", st->rank,
-                      st->size);
+  if ((mode == SIGINT_IN || mode == NOTED_SIGINT) && st->rank != 0) /* a worker's SIGINT is not an interrupt */
+    return luaL_error(L, "mp._agree_fault: " MPB_RANKFMT " \"%s\" is rank 0's", st->rank,
+                      st->size, modes[mode - 1]);
   a->fault = mode;
   a->hold_peer = (int)luaL_optinteger(L, 2, -1);
   a->hold_pid = luaL_optinteger(L, 3, -1);

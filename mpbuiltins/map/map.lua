@@ -4,7 +4,13 @@
 -- and its ragged form). Compiled into mplua (chunk "=mp.map"); its checks
 -- raise at the caller's line. Loaded with mp.mapper and the rank text.
 local mapper, who = ...
+local function job_fn(f, name, level)
+  if type(f) ~= 'function' then
+    error(("bad argument #1 to '%s' (" .. who .. " f must be a function, got %s)"):format(name, type(f)), level)
+  end
+end
 local function map_rect(f, theta, x_r, x_i)
+  job_fn(f, 'mp.map_rect', 3)
   local m <close> = mapper(f, x_r, x_i)
   return m(theta)
 end
@@ -30,6 +36,7 @@ local function split(flat, ends, what, n)
   return out
 end
 local function map(f, y_end, param, param_end, x_r, x_r_end, x_i, x_i_end)
+  job_fn(f, 'mp.map', 3)
   if type(y_end) ~= 'table' then error('mp.map: ' .. who .. ' y_end must be a list of end indices', 2) end
   local n = #y_end
   local theta = split(param, param_end, 'param', n) or {}

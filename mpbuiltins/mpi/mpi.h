@@ -62,6 +62,8 @@ typedef struct mpb_mpi {
   int64_t sched_task;           /* the generator's task numbers count from this one */
   double patience;              /* seconds a wildcard receive waits for more candidates */
   char *log;                    /* MPLUA_SCHEDULE_LOG: file of this rank's choices (malloc'ed) */
+  int file_fault;               /* the test knob mp.mpi._file_fault (mpi_file.c): armed, or 0 */
+  int64_t file_fault_task;
 } mpb_mpi;
 
 /* A posted or matched receive, a send in flight (mpi_req.c). */

@@ -13,11 +13,22 @@ mpi.SUM, mpi.PROD, mpi.MIN, mpi.MAX = "sum", "prod", "min", "max"
 mpi.LAND, mpi.LOR, mpi.BAND, mpi.BOR = "land", "lor", "band", "bor"
 -- MAXLOC/MINLOC reduce pairs {value, index}: the extreme value, the lowest
 -- index among equals (MPI's rule)
+-- (they may travel as ops: their checks use globals only, _ENV.mp the rank's)
 function mpi.MAXLOC(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    local arg = type(a) ~= "table" and 1 or 2
+    error(("bad argument #%d to 'mp.mpi.MAXLOC' ([rank %d/%d] pair {value, index} expected, got %s)")
+          :format(arg, _ENV.mp.rank, _ENV.mp.size, type(arg == 1 and a or b)), 2)
+  end
   if a[1] > b[1] or (a[1] == b[1] and a[2] <= b[2]) then return {a[1], a[2]} end
   return {b[1], b[2]}
 end
 function mpi.MINLOC(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then
+    local arg = type(a) ~= "table" and 1 or 2
+    error(("bad argument #%d to 'mp.mpi.MINLOC' ([rank %d/%d] pair {value, index} expected, got %s)")
+          :format(arg, _ENV.mp.rank, _ENV.mp.size, type(arg == 1 and a or b)), 2)
+  end
   if a[1] < b[1] or (a[1] == b[1] and a[2] <= b[2]) then return {a[1], a[2]} end
   return {b[1], b[2]}
 end
@@ -85,8 +96,8 @@ local allgather, alltoall = call("allgather", "mpi.Allgather"), call("alltoall",
 local scan, exscan = call("scan", "mpi.Scan"), call("allgather", "mpi.Exscan")
 local rsb = call("allreduce", "mpi.Reduce_scatter_block")
 
-function mpi.Comm_rank(comm) return (comm or world).rank end
-function mpi.Comm_size(comm) return (comm or world).size end
+function mpi.Comm_rank(comm) return comm_arg(comm, "Comm_rank", 1).rank end
+function mpi.Comm_size(comm) return comm_arg(comm, "Comm_size", 1).size end
 function mpi.Comm_split(comm, color, key)
   comm = comm_arg(comm, "Comm_split", 1)
   if color == mpi.UNDEFINED then color = nil end

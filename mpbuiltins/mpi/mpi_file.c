@@ -219,7 +219,8 @@ static int File_open(lua_State *L) {
   mpb_state *st = M->st;
   MPB_MPI_REGION(L, st, fn);
   mpb_comm *c = mpb_mpi_comm(L, M, 1, fn);
-  const char *path = luaL_checkstring(L, 2);
+  const char *path = lua_tostring(L, 2);
+  if (!path) argerror(L, 2, fn, "path expected, got %s", luaL_typename(L, 2));
   int truncate, amode = mode_arg(L, 3, &truncate);
   uint64_t hints = mpb_mfile_info_check(L, 4, 4, fn);
   if (!st->use_mpi)
@@ -339,6 +340,47 @@ int mpb_mfile_start(mfile *f, int how, int write, MPI_Offset off, const void *da
   }
 }
 
+/* ------------------------------------------------------------ test knob */
+/* mp.mpi._file_fault(mode) arms this rank's next collective file I/O of the
+** task: "start", MPI's start of it fails on this rank (MPI_ERR_OTHER), as it
+** may on one rank only; "wait", a fault is noted on this rank as it waits
+** for the I/O of Write_ordered or Read_ordered (an abort that comes then). */
+static int file_fault(lua_State *L) {
+  static const char *const modes[] = {"start", "wait", NULL};
+  mpb_mpi *M = mpb_mpi_get(L);
+  M->file_fault = 1 + luaL_checkoption(L, 1, NULL, modes);
+  M->file_fault_task = M->st->task;
+  return 0;
+}
+
+int mpb_mfile_fault(lua_State *L, int mode) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
+  mpb_mpi *M = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  if (!M || M->file_fault != mode || M->file_fault_task != M->st->task) return 0;
+  M->file_fault = 0;
+  return 1;
+}
+
+/* A collective call that fails to start here leaves the other members'
+** parts waiting for this one's (ROMIO's collective I/O exchanges among all):
+** this rank joins them with the same call on no elements (the stand-in), and
+** completes it as the call's own request (its failure is reported then). */
+int mpb_mfile_begin(lua_State *L, mfile *f, int how, int write, int rc, MPI_Offset off,
+                    const void *data, const mpb_array *a, MPI_Request *req) {
+  int coll = how == MPB_IO_AT_ALL || how == MPB_IO_ALL;
+  if (rc == MPI_SUCCESS)
+    rc = coll && mpb_mfile_fault(L, MPB_MFILE_FAULT_START)
+             ? MPI_ERR_OTHER : mpb_mfile_start(f, how, write, off, data, a, req);
+  if (rc == MPI_SUCCESS || !coll) return rc;
+  *req = MPI_REQUEST_NULL;
+  mpb_array none;
+  memset(&none, 0, sizeof none);
+  none.dtype = a->dtype;
+  if (mpb_mfile_start(f, how, write, 0, data, &none, req) != MPI_SUCCESS) *req = MPI_REQUEST_NULL;
+  return rc;
+}
+
 int mpb_mfile_eof(mfile *f, MPI_Offset *eof) {
   MPI_Offset here; /* (the individual pointer goes there and back: it is this rank's) */
   int rc = MPI_File_get_position(f->fh, &here);
@@ -418,8 +460,7 @@ int mpb_mfile_io_start(lua_State *L, mfile *f, int how, int write, const char *f
   if (coll) file_agree(L, f, fname, strrchr(fname, '.') + 1, 0);
   io->start = io->off;
   int rc = how == MPB_IO_ALL && !write ? MPI_File_get_position(f->fh, &io->start) : MPI_SUCCESS;
-  if (rc == MPI_SUCCESS) rc = mpb_mfile_start(f, how, write, io->off, io->data, io->a, req);
-  return rc;
+  return mpb_mfile_begin(L, f, how, write, rc, io->off, io->data, io->a, req);
 }
 
 /* f:Write_at(offset, a), Write(a), ...; f:Read_at(offset, count | array [,
@@ -433,6 +474,7 @@ int mpb_mfile_io_call(lua_State *L, int how, int write, const char *fn) {
   MPI_Status status;
   int rc = mpb_mfile_io_start(L, f, how, write, fn, &io, &req);
   if (rc == MPI_SUCCESS) rc = mpb_mfile_wait(L, &req, &status);
+  else mpb_file_wait(L, &req, 1, MPI_STATUS_IGNORE); /* a stand-in (mpb_mfile_begin) */
   if (!write)
     return mpb_mfile_rdone(L, f, fn, rc, io.out, io.a, &status,
                            how == MPB_IO_AT_ALL || how == MPB_IO_ALL, io.start);
@@ -511,6 +553,9 @@ void mpb_mpi_file_funcs(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state"); /* upvalue 1 of every mpi function */
   lua_pushcclosure(L, File_open, 1);
   lua_setfield(L, -2, "File_open");
+  lua_getfield(L, LUA_REGISTRYINDEX, "mp.mpi.state");
+  lua_pushcclosure(L, file_fault, 1);
+  lua_setfield(L, -2, "_file_fault");
   mpb_mpi_fileattr_funcs(L);
   static const struct { const char *name; int v; } k[] = {
       {"MODE_RDONLY", MPI_MODE_RDONLY}, {"MODE_WRONLY", MPI_MODE_WRONLY},

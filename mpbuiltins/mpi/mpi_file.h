@@ -106,7 +106,8 @@ typedef struct mpb_mfile_io {
 void mpb_mfile_args(lua_State *L, mpb_mfile *f, int how, int write, const char *fname,
                     mpb_mfile_io *io);
 /* Start the I/O how (MPB_IO_*) of io; a collective one once every member
-** agrees on the call (named by fname's last part). Returns MPI's code. */
+** agrees on the call (named by fname's last part). Returns MPI's code (on
+** a collective call's failure, *req is its stand-in: mpb_mfile_begin). */
 int mpb_mfile_io_start(lua_State *L, mpb_mfile *f, int how, int write, const char *fname,
                        mpb_mfile_io *io, MPI_Request *req);
 /* The blocking call fname: arguments, start, the one wait, the result. */
@@ -115,6 +116,16 @@ int mpb_mfile_io_call(lua_State *L, int how, int write, const char *fname);
 ** returns MPI's code, *what the words of its error. */
 int mpb_mfile_rcount(mpb_mfile *f, int rc, const mpb_array *a, MPI_Status *status, int coll,
                      MPI_Offset start, MPI_Count *n, const char **what);
+/* mpb_mfile_start unless rc (a failure before it) is not MPI_SUCCESS, and
+** through the test knob (mp.mpi._file_fault "start"). A collective call
+** that fails on this rank still takes its part, on no elements: *req is
+** then that stand-in (or MPI_REQUEST_NULL), which the caller completes as it
+** would the call's request, then reports the failure. Returns MPI's code. */
+int mpb_mfile_begin(lua_State *L, mpb_mfile *f, int how, int write, int rc, MPI_Offset off,
+                    const void *data, const mpb_array *a, MPI_Request *req);
+/* Whether the test knob is armed with mode in this task (it is disarmed). */
+enum { MPB_MFILE_FAULT_START = 1, MPB_MFILE_FAULT_WAIT };
+int mpb_mfile_fault(lua_State *L, int mode);
 /* The end of the file in etypes under the view. */
 int mpb_mfile_eof(mpb_mfile *f, MPI_Offset *eof);
 /* Wait for this rank's request, then honour what came meanwhile. */

@@ -170,7 +170,7 @@ static int istart(lua_State *L, int how, int write, const char *fn) {
   q->base.tag = -1;
   int ridx = lua_gettop(L);
   int rc = mpb_mfile_io_start(L, f, how, write, fn, &io, &q->req);
-  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
+  if (rc != MPI_SUCCESS && !coll) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
   q->start = io.start;
   lua_pushvalue(L, io.out);
   q->aref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -181,6 +181,9 @@ static int istart(lua_State *L, int how, int write, const char *fn) {
   while (*p) p = &(*p)->next;
   *p = q;
   if (coll) mpb_mfile_agree(L, f, fn, strrchr(fn, '.') + 1, 1);
+  /* a collective call that failed here kept its stand-in, which the abort
+  ** that this error brings completes on every member with the others' parts */
+  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
   lua_settop(L, ridx);
   return 1;
 }

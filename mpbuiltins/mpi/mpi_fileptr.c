@@ -12,9 +12,10 @@
 ** blocks in ROMIO's collectives: Write_ordered and Read_ordered agree
 ** through mplua (every member is there; their counts and rank 0's shared
 ** pointer travel in the same step), write or read each rank's part at its
-** offset with MPI_File_iwrite_at_all / iread_at_all in the one wait, then
-** move the shared pointer past the whole (MPI_File_seek_shared, which every
-** member reaches: each one's collective I/O has completed). Seek_shared,
+** offset with MPI_File_iwrite_at_all / iread_at_all in the one wait, agree
+** again (every member's I/O went well, and no abort came meanwhile), then
+** move the shared pointer past the whole (MPI_File_seek_shared, blocking,
+** which every member then reaches, with no wait before it). Seek_shared,
 ** Set_size and Preallocate, blocking collectives in MPI, are called once
 ** every member has agreed on the call and on its argument: ROMIO checks
 ** that they match only on some ranks, and a mismatch would leave the others
@@ -156,17 +157,26 @@ static int ordered(lua_State *L, int write, const char *fn) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
-  rc = mpb_mfile_start(f, MPB_IO_AT_ALL, write, at, data, a, &req);
+  rc = mpb_mfile_begin(L, f, MPB_IO_AT_ALL, write, MPI_SUCCESS, at, data, a, &req);
   if (rc == MPI_SUCCESS) rc = mpb_file_wait(L, &req, 1, &status);
-  /* each member's collective I/O is complete: all reach MPI's seek */
-  int rc2 = MPI_File_seek_shared(f->fh, all[1] + total, MPI_SEEK_SET);
-  if (rc == MPI_SUCCESS) rc = rc2;
-  if (rc == MPI_SUCCESS) mpb_check_abort(L, st);
-  if (write) {
-    if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot write");
-    return 0;
-  }
-  return mpb_mfile_rdone(L, f, fn, rc, out, a, &status, 1, at);
+  else mpb_file_wait(L, &req, 1, MPI_STATUS_IGNORE); /* its stand-in */
+  if (mpb_mfile_fault(L, MPB_MFILE_FAULT_WAIT))
+    mpb_note(st, "mp.mpi._file_fault: a fault injected in mp.%s", fn);
+  /* MPI's seek waits for every member: they agree first (an abort that
+  ** came during the I/O, here or elsewhere, ends the agreement on all), and
+  ** a member whose I/O failed says so there: then none seeks */
+  const char *call = write ? "Write_ordered" : "Read_ordered";
+  mpb_file_vote v = {mpb_mfile_sig(call, f->path, 2), rc != MPI_SUCCESS};
+  mpb_file_vote *votes = lua_newuserdatauv(L, sizeof *votes * (size_t)f->c->size, 0);
+  int bad = mpb_file_agree(L, f->c, fn, v, votes);
+  if (bad >= 0 && rc != MPI_SUCCESS)
+    mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
+  if (bad >= 0) mpb_wait_abort(L, st); /* bad's error is the report */
+  rc = MPI_File_seek_shared(f->fh, all[1] + total, MPI_SEEK_SET);
+  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot move the shared file pointer of");
+  mpb_check_abort(L, st); /* one that came once every vote was in */
+  if (write) return 0;
+  return mpb_mfile_rdone(L, f, fn, MPI_SUCCESS, out, a, &status, 1, at);
 }
 static int Write_ordered(lua_State *L) { return ordered(L, 1, "mpi.File.Write_ordered"); }
 static int Read_ordered(lua_State *L) { return ordered(L, 0, "mpi.File.Read_ordered"); }

@@ -42,7 +42,6 @@ static int begin(lua_State *L, int kind) {
   mpb_mfile_io io;
   mpb_mfile_args(L, f, how[kind], write, fn, &io);
   int rc = mpb_mfile_io_start(L, f, how[kind], write, fn, &io, &f->split_req);
-  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
   f->split_at = io.start;
   f->split = kind;
   lua_pushvalue(L, io.out); /* what MPI reads or fills */
@@ -51,6 +50,9 @@ static int begin(lua_State *L, int kind) {
   ** before the end then finds every member's part started (the abort
   ** completes them), not some still in the first agreement */
   mpb_mfile_agree(L, f, fn, begin_fn[kind] + CALL, 1);
+  /* one that failed here began its stand-in (mpb_mfile_begin), which the
+  ** abort that this error brings completes with the others' parts */
+  if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
   return 0;
 }
 

@@ -342,6 +342,7 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   if (st->aborting) {
     lua_settop(L, base);
     mpb_resync(L, st);
+    mpb_interrupt_clear(); /* one still pending came as the task ended: it was the task's */
     st->phase = MPB_PHASE_IDLE;
     mpb_fault_report(L, st, fname);
     MPB_TRACE_END();

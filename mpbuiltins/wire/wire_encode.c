@@ -277,6 +277,15 @@ static int dump_writer(lua_State *L, const void *p, size_t sz, void *ud) {
   return 0;
 }
 
+/* A function by the name on top (popped). */
+static int put_name(Enc *e) {
+  size_t len;
+  const char *name = lua_tolstring(e->L, -1, &len);
+  int r = put_tagvar(e, T_CFUNC, len) || put(e, name, len);
+  lua_pop(e->L, 1);
+  return r ? -1 : 0;
+}
+
 static int enc_cfunc(Enc *e, int idx) {
   lua_State *L = e->L;
   if (!mpbw_cfunc_name(L, idx, 0)) {
@@ -285,15 +294,12 @@ static int enc_cfunc(Enc *e, int idx) {
       return fail(e, "cannot send a C function without a name");
     e->rebuilt = 1;
   }
-  size_t len;
-  const char *name = lua_tolstring(L, -1, &len);
-  int r = put_tagvar(e, T_CFUNC, len) || put(e, name, len);
-  lua_pop(L, 1);
-  return r ? -1 : 0;
+  return put_name(e);
 }
 
 static int enc_lfunc(Enc *e, int idx) {
   lua_State *L = e->L;
+  if (mpbw_cfunc_name(L, idx, 0)) return put_name(e); /* a module's own (wire_names.c) */
   lua_Integer fid = e->nextid;
   int r = seen(e, idx);
   if (r != 0) return r < 0 ? -1 : 0;

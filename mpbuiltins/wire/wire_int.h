@@ -39,12 +39,13 @@ enum {
 /* Registry key of the C function / module table -> name cache (wire_names.c). */
 #define MPBW_CNAMES "mp.wire.cnames"
 
-/* Push the name under which the C function at idx can be sent, or return 0
+/* Push the name under which the C function at idx (or a Lua function that
+** is a C module's own: wire_names.c) can be sent, or return 0
 ** (nothing pushed) if it has none. rebuild: refresh the cache first (modules
 ** loaded since it was built). */
 int mpbw_cfunc_name(lua_State *L, int idx, int rebuild);
-/* Push the C function named name[0..len) on this rank, or return 0 (nothing
-** pushed) if there is no such C function here. */
+/* Push the function named name[0..len) on this rank, or return 0 (nothing
+** pushed) if there is no such function here. */
 int mpbw_cfunc_resolve(lua_State *L, const char *name, size_t len);
 /* Push the name cache (built if there is none yet). */
 void mpbw_names(lua_State *L);

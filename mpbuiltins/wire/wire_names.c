@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
-** wire_names.c: C functions travel by name. The sender looks a C function up
+** wire_names.c: C functions travel by name, and so do the Lua functions
+** that a C module's own compiled-in chunk defined (mp.mpi.Allreduce). The sender looks a C function up
 ** in a reverse table (function -> name) built lazily by walking _G and
 ** package.loaded one level deep, cached in the registry (weak keys, so an
 ** unloaded module's functions can go). The receiver resolves the name in its
@@ -23,18 +24,38 @@
 ** cache was built is sent by value until then (or until a C function
 ** without a known name refreshes the cache).
 */
+#include <string.h>
+
 #include "lauxlib.h"
 #include "wire/wire_int.h"
 
+/* Whether the Lua function on top is the module prefix's own, defined by a
+** chunk compiled into the program under its name ("=mp.mpi" for mp.mpi,
+** "=mp.map" for mp): it travels by name as the module's C functions do (its
+** upvalues are the module's state); a function a user put in the module
+** (chunks "@file", "=stdin") is copied. */
+static int module_own(lua_State *L, const char *prefix) {
+  lua_Debug ar;
+  if (!prefix) return 0;
+  lua_pushvalue(L, -1); /* (popped by lua_getinfo) */
+  if (!lua_getinfo(L, ">S", &ar) || ar.source[0] != '=') return 0;
+  size_t n = strcspn(prefix, ".");
+  return strncmp(ar.source + 1, prefix, n) == 0 &&
+         (ar.source[1 + n] == '.' || ar.source[1 + n] == '\0');
+}
+
 /* Add table[k] = prefix.k for every C function field of the table at tidx
-** that has no name yet (first name wins: globals, then modules). Returns
+** that has no name yet (first name wins: globals, then modules), and for
+** every Lua function field that is the module's own (module_own). Returns
 ** how many C function fields it has. */
 static int add_fields(lua_State *L, int cache, int tidx, const char *prefix) {
   int ncf = 0;
   lua_pushnil(L);
   while (lua_next(L, tidx)) {
-    if (lua_type(L, -2) == LUA_TSTRING && lua_iscfunction(L, -1)) {
-      ncf++;
+    int cf = lua_iscfunction(L, -1);
+    if (lua_type(L, -2) == LUA_TSTRING &&
+        (cf || (lua_type(L, -1) == LUA_TFUNCTION && module_own(L, prefix)))) {
+      ncf += cf;
       lua_pushvalue(L, -1);
       if (lua_rawget(L, cache) == LUA_TNIL) {
         lua_pushvalue(L, -2);
@@ -177,7 +198,7 @@ int mpbw_cfunc_resolve(lua_State *L, const char *name, size_t len) {
     }
     rawfield(L, lua_gettop(L), name + dot, len - dot);
   }
-  if (!lua_iscfunction(L, -1)) {
+  if (lua_type(L, -1) != LUA_TFUNCTION) {
     lua_settop(L, top);
     return 0;
   }

@@ -77,8 +77,8 @@ end
 -- unserializable exec argument: reported before the task starts
 fails("mp.exec: %[rank 0/%d+%] cannot send a userdata %(at value #2", mp.exec, function() end, io.stdout)
 -- keyed fields or a bad total are refused, not dropped
-fails("bad argument #2 to 'mp.array' %(a list expected", mp.array, "f64", {x = 1})
-fails("bad argument #2 to 'mp.array' %(a list expected", mp.array, "f64", {1, 2, y = 3})
+fails("bad argument #2 to 'mp.array' %(%[rank 0/%d+%] a list expected", mp.array, "f64", {x = 1})
+fails("bad argument #2 to 'mp.array' %(%[rank 0/%d+%] a list expected", mp.array, "f64", {1, 2, y = 3})
 fails("bad argument #1 to 'mp.pool' %(%[rank 0/%d+%] field 'total' must be a non%-negative integer",
       mp.pool, {total = "x", sow = function() end, work = print})
 fails("bad argument #2 to 'mp.pmap' %(%[rank 0/%d+%] table expected, got number", mp.pmap, print, 5)

@@ -169,17 +169,17 @@ Test(array, bad_shapes_raise) {
 /* Exact messages, worded like lauxlib's. */
 Test(array, messages) {
   expect_error("local a = mp.array('f64', 2, 3) a:set(1, 7, 0)",
-               "bad argument #2 to 'set' (index 7 out of range 1..3)");
+               "bad argument #2 to 'a:set' (index 7 out of range 1..3)");
   expect_error("local a = mp.array('f64', 6) a:set(7, 0)",
-               "bad argument #1 to 'set' (index 7 out of range 1..6)");
+               "bad argument #1 to 'a:set' (index 7 out of range 1..6)");
   expect_error("local a = mp.array('f64', 6) return a[7]", "index 7 out of range 1..6");
   expect_error("local a = mp.array('i32', 6) a[1] = 1.5",
-               "bad argument #3 to 'newindex' (cannot store 1.5 in an i32 array (not an integer))");
+               "bad value in 'a[i] = v' (cannot store 1.5 in an i32 array (not an integer))");
   expect_error("mp.array('u8', 1):fill(256)", "cannot store 256 in a u8 array (out of range 0..255)");
   expect_error("mp.array('x', 1)",
-               "bad argument #1 to 'array' (invalid dtype 'x' (expected f64, f32, i64, i32, u8, c64 or "
+               "bad argument #1 to 'mp.array' (invalid dtype 'x' (expected f64, f32, i64, i32, u8, c64 or "
                "c128))");
-  expect_error("mp.array('f64')", "bad argument #2 to 'array' (dimensions, table or array expected)");
+  expect_error("mp.array('f64')", "bad argument #2 to 'mp.array' (dimensions, table or array expected)");
   expect_error("mp.array('f64', {{1}, {2, 3}})", "at [2]: ragged nested table (length 2, expected 1)");
   expect_error("mp.array('f64', 3):reshape(2, 2)", "new shape has 4 elements, array has 3");
   expect_error("mp.array('f64', 3).x = 1", "array index expected, got string");
