@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2
+-- ranks: 1 2 3 4 8  quick: 2
 -- SPDX-License-Identifier: MIT
 -- Agreements before MPI's blocking collectives (coll/agree.c) decide alike on
 -- every member when an abort comes in between: all members make the MPI call
