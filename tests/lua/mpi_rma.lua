@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi one-sided windows: Put/Get/Accumulate under Fence and under Lock
 -- (shared and exclusive) for every dtype and sizes on both sides of 1 MiB,

@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2 3
+-- ranks: 1 2 3 4 8  quick: 2 3
 -- SPDX-License-Identifier: MIT
 -- mp.mpi passive-target locks, granted by mplua (mpi_winlock.c): exclusive
 -- locks exclude (a read-modify-write counter stays exact), shared locks

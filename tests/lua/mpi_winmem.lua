@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi windows over other memory and other dtypes: Win_allocate_shared
 -- (loads and stores into the other ranks' segments through Shared_query,

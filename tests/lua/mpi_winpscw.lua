@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's generalized active target (Post, Start, Complete, Wait, Test):
 -- a ring of puts and gets for sizes on both sides of 1 MiB, Wait and a Test
