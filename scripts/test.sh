@@ -28,10 +28,11 @@ if [ "$asan" != 1 ]; then
   # Leaks are checked everywhere; what MPICH and UCX keep until exit is
   # suppressed (tests/lsan.supp). The terminal's Ctrl-C rounds run 5 times,
   # not 25: their races are the first pass's to explore. The tests that build
-# mplua again from its sources (packages, a rock, a parent project) build it
-# without the sanitizers: the first pass has run them.
+  # mplua again from its sources (packages, a rock, a parent project) build it
+  # without the sanitizers: the first pass has run them, as the house rules
+  # (scripts that run no mplua code).
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
      LSAN_OPTIONS=suppressions=$root/tests/lsan.supp \
      UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 MPLUA_TEST_ROUNDS=5 MPLUA_NFAN=2 \
-     ctest -j2 --output-on-failure --timeout 600 -LE soak -E '\.([5-9]|[1-9][0-9])$|^mp\.embed_(deb|rock|subdir)\.|^mp\.xfer_warm\.')
+     ctest -j2 --output-on-failure --timeout 600 -LE soak -E '\.([5-9]|[1-9][0-9])$|^mp\.embed_(deb|rock|subdir)\.|^mp\.xfer_warm\.|^house\.')
 fi

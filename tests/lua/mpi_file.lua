@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2
+-- ranks: 1 2 3 4 6  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's MPI-IO: a distributed array written by every rank (Write_at_all
 -- under a view of its layout box) is byte-identical to the same array

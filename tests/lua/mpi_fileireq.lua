@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's nonblocking file calls as user requests (Iwrite_at, ... Iread_all):
 -- every kind mixes with receives, sends and nonblocking collectives in

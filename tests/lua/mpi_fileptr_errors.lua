@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's file pointers, split collectives, hints, datatypes and views:
 -- bad input is an error naming the function, the argument and the rank;

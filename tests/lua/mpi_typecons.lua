@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 2
+-- ranks: 1 2 3 4 6  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi's datatype constructors with byte displacements, equal blocks,
 -- several types and distributions, as file views: Type_create_hvector,

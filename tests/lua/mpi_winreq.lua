@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8 20  quick: 2
+-- ranks: 1 2 3 4  quick: 2
 -- SPDX-License-Identifier: MIT
 -- mp.mpi windows beyond Put/Get/Fence/Lock: Fence's asserts (used and
 -- checked), fence and lock epochs on one window, Sync, Rput/Rget/Raccumulate

@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8 20  quick: 1 2
+-- ranks: 1 2 3 4 8 20  quick: 1 2
 -- SPDX-License-Identifier: MIT
 -- The transport harness, collectives and trees: bcast from every root,
 -- handout, gather, allgather, scatter and alltoall, for every value kind

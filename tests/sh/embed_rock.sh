@@ -28,7 +28,8 @@ mkdir home
 cat >rocks-config.lua <<'CFG'
 rocks_servers = {}
 CFG
-(cd s && HOME=$tmp/home LUAROCKS_CONFIG=$tmp/rocks-config.lua \
+# luarocks runs `cmake --build` without -j: the test holds two processors
+(cd s && HOME=$tmp/home LUAROCKS_CONFIG=$tmp/rocks-config.lua CMAKE_BUILD_PARALLEL_LEVEL=2 \
   luarocks --lua-version 5.4 make --tree "$T" "scripts/$rock") >log 2>&1 || built_fail "luarocks make" log
 
 # mp.fft's FFTW plug-in (mplua/fftw.so) beside them when FFTW is installed
