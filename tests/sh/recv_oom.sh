@@ -15,7 +15,7 @@
 set -eu
 N=${1:?usage: $0 ranks}
 . "$(dirname "$0")/lib/common.bash"
-command -v prlimit >/dev/null || { echo "SKIPPED: no prlimit (util-linux)"; exit 0; }
+command -v prlimit >/dev/null || { echo "FAIL: no prlimit (util-linux, which every Debian system has)" >&2; exit 1; }
 
 cat >oom.lua <<'LUA'
 local N, R = mp.size, mp.size - 1 -- rank R runs short of memory

@@ -11,14 +11,14 @@
 #   with SIGBUS): truncating each rank's mapping of them (as root, through
 #   /proc/PID/map_files) fails, and the ranks go on napping and waking
 #   each other.
-# Needs root (namespaces, /proc/PID/map_files): SKIPPED otherwise.
+# Needs root (namespaces, /proc/PID/map_files): SKIPPED otherwise (status 77, which ctest shows as skipped).
 set -eu
 N=${1:?usage: $0 RANKS}
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/common.bash"
 fail() { echo "FAIL ($N): $*" >&2; exit 1; }
-[ "$(id -u)" = 0 ] || { echo "SKIPPED: needs root (namespaces, /proc/PID/map_files)"; exit 0; }
-command -v unshare >/dev/null && command -v ip >/dev/null || { echo "SKIPPED: needs unshare and ip"; exit 0; }
+[ "$(id -u)" = 0 ] || { echo "SKIPPED: needs root (namespaces, /proc/PID/map_files)"; exit 77; }
+command -v unshare >/dev/null && command -v ip >/dev/null || { echo "SKIPPED: needs unshare and ip"; exit 77; }
 
 cp "$here/lib/ring.lua" . # a task where every rank naps and is woken, many times
 
