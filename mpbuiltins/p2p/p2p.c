@@ -40,7 +40,8 @@ static int c_send(lua_State *L) {
   const int *to;
   lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "send", buf, MPB_DESTS_BUF, &to);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
-  struct mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
+  struct mpb_wbuf *b = mpb_encode_small(L, st, a + 1, n, "send", sizeof(mpb_uhdr));
+  if (!b) b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
   for (lua_Integer i = 0; i < nd; i++) {
     mpb_comm_send(L, st, c, to[i], chan, b, i == nd - 1, NULL);
     st->user_sent++;
