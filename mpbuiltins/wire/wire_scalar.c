@@ -97,55 +97,41 @@ static inline int get_var(const unsigned char **p, const unsigned char *end, uin
   return 0;
 }
 
-/* The end of the scalar value at p, or NULL when it is something else, or
-** truncated. */
-static const unsigned char *skip(const unsigned char *p, const unsigned char *end) {
-  unsigned t = *p++;
-  uint64_t u;
-  if (t >= T_SMALLINT || t <= T_TRUE) return p;
-  if (t >= T_SHORTSTR && t <= T_SHORTSTR + SHORTSTR_MAX)
-    return t - T_SHORTSTR <= (size_t)(end - p) ? p + (t - T_SHORTSTR) : NULL;
-  switch (t) {
-    case T_INT: return get_var(&p, end, &u) ? p : NULL;
-    case T_FLT: return end - p >= 8 ? p + 8 : NULL;
-    case T_STR: return get_var(&p, end, &u) && u <= (uint64_t)(end - p) ? p + u : NULL;
-    default: return NULL;
-  }
-}
-
 int mpb_wire_decode_scalars(lua_State *L, const void *buf, size_t len) {
   const unsigned char *start = buf, *end = start + len, *p = start + 2;
   if (len < 2 || start[0] != MPB_WIRE_FORMAT || start[1] >= 0x80) return -1;
-  int n = start[1];
-  for (int i = 0; i < n; i++) /* all scalars, all there, nothing after: else the general way */
-    if (p == end || !(p = skip(p, end))) return -1;
-  if (p != end || !lua_checkstack(L, n)) return -1;
-  p = start + 2;
-  for (int i = 0; i < n; i++) {
+  int n = start[1], i;
+  if (!lua_checkstack(L, n)) return -1;
+  for (i = 0; i < n && p < end; i++) { /* pushed as read; anything else: popped */
     unsigned t = *p++;
     uint64_t u = 0;
     if (t >= T_SMALLINT) {
       lua_pushinteger(L, (lua_Integer)(t - T_SMALLINT));
-    } else if (t >= T_SHORTSTR) {
+    } else if (t >= T_SHORTSTR && t <= T_SHORTSTR + SHORTSTR_MAX) {
+      if (t - T_SHORTSTR > (size_t)(end - p)) break;
       lua_pushlstring(L, (const char *)p, t - T_SHORTSTR);
       p += t - T_SHORTSTR;
     } else if (t == T_FLT) {
       lua_Number x;
+      if (end - p < 8) break;
       memcpy(&x, p, 8);
       p += 8;
       lua_pushnumber(L, x);
     } else if (t == T_INT) {
-      get_var(&p, end, &u);
+      if (!get_var(&p, end, &u)) break;
       lua_pushinteger(L, (lua_Integer)((u >> 1) ^ (~(u & 1) + 1)));
     } else if (t == T_STR) {
-      get_var(&p, end, &u);
+      if (!get_var(&p, end, &u) || u > (uint64_t)(end - p)) break;
       lua_pushlstring(L, (const char *)p, (size_t)u);
       p += u;
-    } else if (t == T_NIL) {
-      lua_pushnil(L);
+    } else if (t <= T_TRUE) {
+      if (t == T_NIL) lua_pushnil(L);
+      else lua_pushboolean(L, t == T_TRUE);
     } else {
-      lua_pushboolean(L, t == T_TRUE);
+      break;
     }
   }
-  return n;
+  if (i == n && p == end) return n;
+  lua_pop(L, i); /* all scalars, all there, nothing after: else the general way */
+  return -1;
 }
