@@ -46,16 +46,6 @@ static int send_on(lua_State *L, mpb_state *st, mpb_comm *c, int a) {
   return 0;
 }
 
-static int c_send(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  return send_on(L, st, mpb_comm_check(L, st, 1, "send"), 2);
-}
-
-static int w_send(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  return send_on(L, st, mpb_comm_world(L, st, "send"), 1);
-}
-
 /* comm:recv([src]): the values of the oldest message from src; without src,
 ** the oldest from anyone, its sender's comm rank first. a: the slot of src. */
 static int recv_on(lua_State *L, mpb_state *st, mpb_comm *c, int a) {
@@ -73,15 +63,19 @@ static int recv_on(lua_State *L, mpb_state *st, mpb_comm *c, int a) {
   return mpb_push_msg(L, st, m, "recv") + (src < 0);
 }
 
-static int c_recv(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  return recv_on(L, st, mpb_comm_check(L, st, 1, "recv"), 2);
-}
-
-static int w_recv(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  return recv_on(L, st, mpb_comm_world(L, st, "recv"), 1);
-}
+/* comm:x(...), a method (c_x), and mp.x(...) on mp.world (w_x): x_on's
+** work on the arguments from slot 2 or 1. */
+#define METHOD_AND_WORLD(x)                                   \
+  static int c_##x(lua_State *L) {                            \
+    mpb_state *st = mpb_get(L);                               \
+    return x##_on(L, st, mpb_comm_check(L, st, 1, #x), 2);    \
+  }                                                           \
+  static int w_##x(lua_State *L) {                            \
+    mpb_state *st = mpb_get(L);                               \
+    return x##_on(L, st, mpb_comm_world(L, st, #x), 1);       \
+  }
+METHOD_AND_WORLD(send)
+METHOD_AND_WORLD(recv)
 
 /* ------------------------------------------------------------- probe */
 static int any_queued(mpb_state *st, void *ud) {
