@@ -59,6 +59,22 @@ struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fnam
   return b;
 }
 
+/* Scalars take the codec's short way into the reusable buffer as it is:
+** nothing is pushed or looked up. A buffer that anchors arrays from its last
+** message is reset by the general way first. */
+struct mpb_wbuf *mpb_encode_small(lua_State *L, mpb_state *st, int first, int n,
+                                  const char *fname, size_t hdrlen) {
+  mpb_wbuf *b = st->wscratch;
+  if (!b || st->wbusy || b->nseg) return NULL;
+  b->len = hdrlen;
+  b->extlen = 0;
+  int rc = mpb_wire_encode_scalars(L, first, n, b);
+  if (rc < 0) luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  if (rc > 0) return NULL;
+  st->wbusy = 1;
+  return b;
+}
+
 void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
   if (b == st->wscratch) st->wbusy = 0;
 }
@@ -155,7 +171,8 @@ int mpb_push_msg(lua_State *L, mpb_state *st, mpb_msg *m, const char *fname) {
     memcpy(st->rbuf, m->buf + sizeof(mpb_uhdr), len);
     mpb_msg_free(m);
     st->rbusy = 1; /* a __gc handler that receives meanwhile takes the other path */
-    int n = mpb_wire_decode(L, st->rbuf, len, 0, err, sizeof err);
+    int n = mpb_wire_decode_scalars(L, st->rbuf, len);
+    if (n < 0) n = mpb_wire_decode(L, st->rbuf, len, 0, err, sizeof err);
     st->rbusy = 0;
     if (n < 0) malformed(L, st, fname, src, err);
     return n;

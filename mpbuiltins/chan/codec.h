@@ -16,6 +16,11 @@
 ** userdata on the stack. */
 struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname,
                                 int arg, size_t hdrlen);
+/* The same for values that are all scalars (nil, booleans, numbers, strings
+** not sent in place), the codec's short way; NULL when they are not (or the
+** reusable buffer is in use): use mpb_encode_msg. Pushes nothing. */
+struct mpb_wbuf *mpb_encode_small(lua_State *L, mpb_state *st, int first, int n,
+                                  const char *fname, size_t hdrlen);
 /* b's bytes have been handed over: the reusable buffer is free again. */
 void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
 /* Push a copy of the value at idx made as a message makes it (encoded and

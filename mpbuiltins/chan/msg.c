@@ -19,8 +19,9 @@
 
 /* Small messages, the common case, cost a malloc and a free each, about as
 ** much as their encoding or decoding: their blocks (all of POOL_CAP bytes)
-** go back to a pool of at most POOL_MAX. */
-#define POOL_CAP ((size_t)240)
+** go back to a pool of at most POOL_MAX (msg.h's mpb_msg_new_or_reserve
+** takes from it inline). */
+#define POOL_CAP MPB_MSG_POOL_CAP
 #define POOL_MAX 32
 
 /* Ask for huge pages on a large block of fresh memory. */
@@ -97,10 +98,9 @@ void mpb_msg_mem_free(mpb_msg_mem *mm) {
   mm->closed = 1;
 }
 
-mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
-  mpb_msg *m = mpb_msg_new(mm, len);
-  if (m || len > MPB_MSG_RESERVE || !mm->kept || mm->out) return m;
-  m = mm->kept;
+mpb_msg *mpb_msg_reserve(mpb_msg_mem *mm, size_t len) {
+  if (len > MPB_MSG_RESERVE || !mm->kept || mm->out) return NULL;
+  mpb_msg *m = mm->kept;
   mm->out = 1;
   memset(m, 0, sizeof *m);
   m->len = len;
@@ -140,10 +140,12 @@ mpb_msg *mpb_msg_inline_strs(mpb_msg *m) {
 
 void mpb_msg_free(mpb_msg *m) {
   if (!m) return;
-  free(m->parts);
-  for (int i = 0; i < m->nstrs; i++) mpb_lstr_free(m->lstr, m->strs[i].s, m->strs[i].len);
-  free(m->strs);
-  m->parts = NULL, m->strs = NULL, m->nparts = m->nstrs = 0;
+  if (m->parts || m->strs) { /* a message received in parts */
+    free(m->parts);
+    for (int i = 0; i < m->nstrs; i++) mpb_lstr_free(m->lstr, m->strs[i].s, m->strs[i].len);
+    free(m->strs);
+    m->parts = NULL, m->strs = NULL, m->nparts = m->nstrs = 0;
+  }
   mpb_msg_mem *mm = m->mem;
   if (m->lent) { /* the reserve, back */
     mm->out = 0;

@@ -113,8 +113,24 @@ size_t mpb_msg_spare(const mpb_msg_mem *mm);
 void mpb_msg_drop_spare(mpb_msg_mem *mm);
 /* mpb_msg_new, or when malloc fails the reserve's buffer for a message of
 ** MPB_MSG_RESERVE bytes or fewer while it is not lent (NULL: neither);
-** mpb_msg_free gives it back. */
-mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len);
+** mpb_msg_free gives it back. A small message comes from mm's pool
+** inline: every arrival takes one. mpb_msg_reserve: the reserve alone. */
+#define MPB_MSG_POOL_CAP ((size_t)240)
+mpb_msg *mpb_msg_reserve(mpb_msg_mem *mm, size_t len);
+static inline mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
+  mpb_msg *m = mm->pool;
+  if (len <= MPB_MSG_POOL_CAP && m) {
+    mm->pool = m->next;
+    mm->npool--;
+    __builtin_memset(m, 0, sizeof *m);
+    m->len = len;
+    m->cap = MPB_MSG_POOL_CAP;
+    m->mem = mm;
+    return m;
+  }
+  if ((m = mpb_msg_new(mm, len))) return m;
+  return mpb_msg_reserve(mm, len);
+}
 /* Copy m's long strings received apart into buf at their places (a
 ** message of len + their bytes, from plain malloc); for a reader of the
 ** raw body. Returns m, or NULL (m freed) when out of memory. */

@@ -248,7 +248,6 @@ static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf 
 
 void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
               const mpb_uhdr *hdr, uint64_t ids[2]) {
-  int bidx = lua_gettop(L); /* b's userdata is on top (mpb_encode_msg) */
   mpb_uhdr h;
   if (hdr) h = *hdr;
   else memset(&h, 0, sizeof h);
@@ -260,7 +259,7 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
   ids[0] = st->send_ids + 1;
   ids[1] = st->send_ids; /* none yet */
   if (b->nseg && dst != st->rank && st->use_mpi && st->zero_copy && b->len <= HEADER_MAX) {
-    send_split(L, st, dst, chan, b, bidx);
+    send_split(L, st, dst, chan, b, lua_gettop(L)); /* b's userdata is on top (mpb_encode_msg) */
     if (last) mpb_encode_done(st, b);
     ids[1] = st->send_ids;
     if (wait) mpb_wait(L, st, mpb_sends_gone, mine, 0);

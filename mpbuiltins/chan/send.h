@@ -14,7 +14,9 @@
 ** in place. ids NULL: return when MPI is done with those parts (the caller
 ** may then write its arrays); else the range of sends made goes to ids
 ** (ids[0] > ids[1]: none) and they anchor what they read. When last, b's
-** bytes may be taken rather than copied. b's userdata must be on top. */
+** bytes may be taken rather than copied. b's userdata must be on top when
+** b has segments (mpb_encode_msg leaves it there; mpb_encode_small makes
+** none). */
 void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
               const mpb_uhdr *h, uint64_t ids[2]);
 static inline void mpb_user_send(lua_State *L, mpb_state *st, int dst, int chan,

@@ -18,10 +18,8 @@
 
 #include "chan/state.h"
 
-mpb_state *mpb_get(lua_State *L) {
-  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
-  if (!st) luaL_error(L, "mp: the runtime is not started (mplua_open)");
-  return st;
+void mpb_get_failed(lua_State *L) {
+  luaL_error(L, "mp: the runtime is not started (mplua_open)");
 }
 
 mpb_state *mpb_find(lua_State *L) {

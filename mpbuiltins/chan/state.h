@@ -209,8 +209,14 @@ static inline MPI_Comm mpb_ccomm(mpb_state *st) {
 }
 
 /* ------------------------------------------------------------- state.c */
-/* The state of L; raises if mp is not open. */
-mpb_state *mpb_get(lua_State *L);
+/* The state of L (kept in its extra space: every mp call reads it, inline);
+** raises if mp is not open. */
+void mpb_get_failed(lua_State *L);
+static inline mpb_state *mpb_get(lua_State *L) {
+  mpb_state *st = *(mpb_state **)lua_getextraspace(L);
+  if (__builtin_expect(st == NULL, 0)) mpb_get_failed(L);
+  return st;
+}
 /* The running state of L, or NULL (looked up in the registry: safe in any
 ** Lua state, whatever its extra space holds). */
 mpb_state *mpb_find(lua_State *L);

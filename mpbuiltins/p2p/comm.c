@@ -260,6 +260,15 @@ void mpb_comm_setboth(lua_State *L, int mpt, const char *name, lua_CFunction f) 
   lua_setfield(L, mpt, name);
 }
 
+void mpb_comm_setpair(lua_State *L, int mpt, const char *name, lua_CFunction f,
+                      lua_CFunction fw) {
+  lua_getfield(L, LUA_REGISTRYINDEX, MPB_COMM_METHODS);
+  lua_pushcfunction(L, f);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 1);
+  lua_pushcfunction(L, fw);
+  lua_setfield(L, mpt, name);
+}
 
 #define P2P_KEY "mp.p2p"
 
@@ -282,6 +291,7 @@ void mpb_open_comm(lua_State *L) {
   w->task = -1;
   for (int r = 0; r < st->size; r++) w->ranks[r] = r;
   mpb_comm_index(st, w);
+  p->world = w;
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
   lua_setfield(L, mpt, "world");

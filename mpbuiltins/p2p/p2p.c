@@ -30,17 +30,15 @@ void mpb_check_nargs(lua_State *L, mpb_state *st, int a, int max, const char *fn
                n == 1 ? "" : "s");
 }
 
-/* comm:send(dst | {dst...}, values...) */
-static int c_send(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  int a;
-  mpb_comm *c = mpb_comm_self(L, st, "send", &a);
+/* comm:send(dst | {dst...}, values...): the arguments from slot a on. */
+static int send_on(lua_State *L, mpb_state *st, mpb_comm *c, int a) {
   int n = lua_gettop(L) - a, chan = mpb_comm_user_chan(c);
   int buf[MPB_DESTS_BUF];
   const int *to;
   lua_Integer nd = mpb_comm_dests(L, st, c, a, 1, "send", buf, MPB_DESTS_BUF, &to);
   MPB_TRACE_SPAN(L, st, MPB_TR_SEND, 0, -1, 0, 0);
-  struct mpb_wbuf *b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
+  struct mpb_wbuf *b = mpb_encode_small(L, st, a + 1, n, "send", sizeof(mpb_uhdr));
+  if (!b) b = mpb_encode_msg(L, a + 1, n, "send", 2, sizeof(mpb_uhdr));
   for (lua_Integer i = 0; i < nd; i++) {
     mpb_comm_send(L, st, c, to[i], chan, b, i == nd - 1, NULL);
     st->user_sent++;
@@ -49,13 +47,14 @@ static int c_send(lua_State *L) {
 }
 
 /* comm:recv([src]): the values of the oldest message from src; without src,
-** the oldest from anyone, its sender's comm rank first. */
-static int c_recv(lua_State *L) {
-  mpb_state *st = mpb_get(L);
-  int a;
-  mpb_comm *c = mpb_comm_self(L, st, "recv", &a);
+** the oldest from anyone, its sender's comm rank first. a: the slot of src. */
+static int recv_on(lua_State *L, mpb_state *st, mpb_comm *c, int a) {
   if (lua_gettop(L) > a) mpb_check_nargs(L, st, a, 1, "recv", "at most a source rank");
-  int src = lua_isnoneornil(L, a) ? -1 : mpb_comm_checkrank(L, st, c, a, 1, "recv");
+  int ok;
+  lua_Integer r = lua_tointegerx(L, a, &ok);
+  int src = ok && r >= 0 && r < c->size ? (int)r
+            : lua_isnoneornil(L, a)     ? -1
+                                        : mpb_comm_badrank(L, st, c, a, 1, "recv");
   MPB_TRACE_SPAN(L, st, MPB_TR_RECV, 0, -1, 0, 0);
   /* the values are pushed above the arguments (a comm:recv keeps its
   ** communicator alive there): the caller takes the top ones */
@@ -63,6 +62,20 @@ static int c_recv(lua_State *L) {
   if (src < 0) lua_pushinteger(L, mpb_comm_of(c, m->src));
   return mpb_push_msg(L, st, m, "recv") + (src < 0);
 }
+
+/* comm:x(...), a method (c_x), and mp.x(...) on mp.world (w_x): x_on's
+** work on the arguments from slot 2 or 1. */
+#define METHOD_AND_WORLD(x)                                   \
+  static int c_##x(lua_State *L) {                            \
+    mpb_state *st = mpb_get(L);                               \
+    return x##_on(L, st, mpb_comm_check(L, st, 1, #x), 2);    \
+  }                                                           \
+  static int w_##x(lua_State *L) {                            \
+    mpb_state *st = mpb_get(L);                               \
+    return x##_on(L, st, mpb_comm_world(L, st, #x), 1);       \
+  }
+METHOD_AND_WORLD(send)
+METHOD_AND_WORLD(recv)
 
 /* ------------------------------------------------------------- probe */
 static int any_queued(mpb_state *st, void *ud) {
@@ -140,8 +153,8 @@ static int probe(lua_State *L) {
 
 void mpb_open_p2p(lua_State *L) {
   int mpt = lua_gettop(L);
-  mpb_comm_setboth(L, mpt, "send", c_send);
-  mpb_comm_setboth(L, mpt, "recv", c_recv);
+  mpb_comm_setpair(L, mpt, "send", c_send, w_send);
+  mpb_comm_setpair(L, mpt, "recv", c_recv, w_recv);
   lua_pushcfunction(L, probe);
   lua_setfield(L, mpt, "probe");
 }

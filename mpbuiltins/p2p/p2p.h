@@ -24,6 +24,7 @@
 #define MPB_SLOT_P2P 0
 typedef struct mpb_p2p {
   const void *comm_mt;         /* the communicators' metatable (comm.c: a fast check) */
+  struct mpb_comm *world;      /* mp.world (anchored in the registry for the state's life) */
   uint32_t comm_ids;           /* communicator ids used in task comm_ids_task (comm.c) */
   int64_t comm_ids_task;
   struct mpb_req *posted;      /* the arrival hook's list of posted irecvs (request.c) */
@@ -107,6 +108,18 @@ static inline mpb_comm *mpb_comm_self(lua_State *L, mpb_state *st, const char *f
   *a = 2;
   return mpb_comm_check(L, st, 1, fname);
 }
+/* methods[name] = f and mp[name] = fw, a plain function that runs f's work
+** on mp.world (found with mpb_comm_world): for the calls of every small
+** message, which then skip the look at an upvalue. */
+void mpb_comm_setpair(lua_State *L, int mpt, const char *name, lua_CFunction f,
+                      lua_CFunction fw);
+/* mp.world, for a function registered by mpb_comm_setpair (checked as
+** mpb_comm_self does: a task runs and nothing is pending). */
+static inline mpb_comm *mpb_comm_world(lua_State *L, mpb_state *st, const char *fname) {
+  if (!st->in_task || st->aborting || mpb_sigint || st->mpi_err[0])
+    mpb_check_task(L, st, fname);
+  return mpb_p2p_of(st)->world;
+}
 /* There, where the communicator's userdata is (to keep it alive). */
 static inline int mpb_comm_slot(int a) { return a == 1 ? lua_upvalueindex(1) : 1; }
 /* The channel of send/recv on c. */
@@ -124,10 +137,15 @@ lua_Integer mpb_comm_destlist(lua_State *L, mpb_state *st, const mpb_comm *c, in
 static inline lua_Integer mpb_comm_dests(lua_State *L, mpb_state *st, const mpb_comm *c, int idx,
                                          int arg, const char *fname, int *buf, int nbuf,
                                          const int **ranks) {
+  int ok;
+  lua_Integer r = lua_tointegerx(L, idx, &ok);
   *ranks = buf;
+  if (ok && r >= 0 && r < c->size) {
+    buf[0] = (int)r;
+    return 1;
+  }
   if (lua_istable(L, idx)) return mpb_comm_destlist(L, st, c, idx, arg, fname, buf, nbuf, ranks);
-  buf[0] = mpb_comm_checkrank(L, st, c, idx, arg, fname);
-  return 1;
+  return mpb_comm_badrank(L, st, c, idx, arg, fname);
 }
 #define MPB_DESTS_BUF 16 /* destinations a caller keeps on its C stack */
 

@@ -86,6 +86,17 @@ int mpb_wire_decode_strs(lua_State *L, const void *buf, size_t len, int owner_id
                          mpb_wire_str *strs, int nstrs, mpb_lstr *lstr, int *views, char *err,
                          size_t errlen);
 
+/* The short way for messages of scalars (wire_scalar.c), the same bytes as
+** the general way. Encode: append the body of the n values at first.. to
+** b when they are all nil, booleans, numbers or strings of fewer than
+** MPB_WIRE_STREXT bytes and n < 128; returns 0, 1 when they are not (b
+** unchanged: take the general way), -1 out of memory. Decode: push the
+** values of a body of such values and return their count, or return -1
+** (nothing pushed) for any other body, valid or not: the general decoder
+** then reads it or says what is wrong. */
+int mpb_wire_encode_scalars(lua_State *L, int first, int n, mpb_wbuf *b);
+int mpb_wire_decode_scalars(lua_State *L, const void *buf, size_t len);
+
 /* Limits checked on both sides. */
 #define MPB_WIRE_MAXDEPTH 200
 

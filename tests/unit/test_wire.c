@@ -76,6 +76,43 @@ static int l_dec(lua_State *L) {
   return n + 1;
 }
 
+/* senc(...) -> the short way's message string (wire_scalar.c) | false when
+** it does not take these values (the buffer then unchanged) */
+static int l_senc(lua_State *L) {
+  int n = lua_gettop(L);
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  cr_assert_eq(mpb_wbuf_reserve(b, 3) != NULL, 1);
+  memcpy(b->data, "hdr", 3); /* room before the body, as a message header */
+  b->len = 3;
+  int rc = mpb_wire_encode_scalars(L, 1, n, b);
+  cr_assert_eq(lua_gettop(L), n + 1, "short encode left the stack unbalanced");
+  cr_assert(rc >= 0, "short encode: out of memory");
+  if (rc > 0) {
+    cr_assert_eq(b->len, 3, "short encode refused but changed the buffer");
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  cr_assert_eq(memcmp(b->data, "hdr", 3), 0, "short encode wrote over the header");
+  lua_pushlstring(L, b->data + 3, b->len - 3);
+  return 1;
+}
+
+/* sdec(s) -> true, values... | false (nothing else pushed) */
+static int l_sdec(lua_State *L) {
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  int top = lua_gettop(L);
+  lua_pushboolean(L, 1);
+  int n = mpb_wire_decode_scalars(L, s, len);
+  if (n < 0) {
+    cr_assert_eq(lua_gettop(L), top + 1, "short decode refused but pushed");
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  cr_assert_eq(lua_gettop(L), top + 1 + n);
+  return n + 1;
+}
+
 static lua_State *newstate(void) {
   lua_State *L = lua_newstate(capalloc, NULL);
   cr_assert_not_null(L);
@@ -91,6 +128,8 @@ static lua_State *newstate(void) {
   lua_setglobal(L, "mp");
   lua_register(L, "enc", l_enc);
   lua_register(L, "dec", l_dec);
+  lua_register(L, "senc", l_senc);
+  lua_register(L, "sdec", l_sdec);
   return L;
 }
 
@@ -200,6 +239,45 @@ Test(wire, compact) {
   /* a small integer is 3 bytes: format, count, value */
   check("assert(#enc(5) == 3 and #enc(nil) == 3 and #enc('abc') == 6)\n"
         "assert(#enc(1.5) == 11 and #enc() == 2 and #enc(-1) == 4)\n");
+}
+
+/* The short way for scalars writes the general encoder's very bytes and
+** reads them back alike, at every boundary of the format: integer widths,
+** -0.0, NaN, 1 against 1.0, string lengths around the short-string tag,
+** the varint length and the size sent in place; the value count's byte. */
+Test(wire, short_way) {
+  check("local function agree(...)\n"
+        "  local n = select('#', ...)\n"
+        "  local s = assert(enc(...))\n"
+        "  local f = senc(...)\n"
+        "  assert(f == s, 'short encode differs')\n"
+        "  local a, b = table.pack(sdec(s)), table.pack(dec(s, false))\n"
+        "  assert(a[1] == true and a.n == n + 1 and b.n == n + 1, 'short decode refused')\n"
+        "  for i = 1, n do assert(same(a[i + 1], b[i + 1]) and same(a[i + 1], (select(i, ...))), i) end\n"
+        "end\n"
+        "local nan = string.unpack('<d', '\\1\\2\\3\\4\\5\\6\\xf8\\x7f')\n"
+        "local vals = {true, false, 0, 1, 1.0, 127, 128, -1, -64, -65, 255, 256,\n"
+        "  math.maxinteger, math.mininteger, math.maxinteger - 1, math.mininteger + 1,\n"
+        "  -0.0, 0.0, 0/0, -(0/0), nan, 1/0, -1/0, 5e-324, 1e308, 0.5, 2^53, -2^63}\n"
+        "for e = 0, 62 do vals[#vals + 1] = 1 << e; vals[#vals + 1] = -(1 << e) end\n"
+        "for _, n in ipairs{0, 1, 31, 32, 33, 127, 128, 129, 8191, 8192, 16383, 16384, 65535} do\n"
+        "  vals[#vals + 1] = string.rep('\\0\\255', n):sub(1, n) end\n"
+        "for i = 1, #vals do agree(vals[i]) end\n"
+        "agree(nil)\n"
+        "agree()\n"
+        "agree(nil, nil, 1.0, 1, '', -0.0)\n"
+        "agree(table.unpack(vals, 1, 127))\n"
+        "local s = table.pack(table.unpack(vals, 1, 128))\n"
+        "assert(senc(table.unpack(s, 1, 128)) == false, '128 values: the general way')\n"
+        "assert(senc(string.rep('x', 65536)) == false, 'a string sent in place: the general way')\n"
+        "for _, v in ipairs{{}, print, function() end, mp.array and mp.array('f64', 2) or {}} do\n"
+        "  assert(senc(1, v) == false and senc(v) == false, 'not a scalar') end\n"
+        /* bodies it does not take: another kind, truncated, trailing bytes */
+        "for _, b in ipairs{enc({}), enc(1, {}), enc(1.5):sub(1, -2), enc('abc'):sub(1, -2),\n"
+        "  enc(1) .. '\\0', enc(-1):sub(1, -2), '', '\\1', '\\2\\0', enc(print)} do\n"
+        "  assert(sdec(b) == false, 'short decode took a body it should refuse') end\n"
+        "local bad = '\\1\\1\\3' .. string.rep('\\255', 9) .. '\\2'\n" /* a varint of 65 bits */
+        "assert(sdec(bad) == false and dec(bad) == false, 'over-long varint')\n");
 }
 
 /* ---------------------------------------------------------------- tables */
