@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4  quick: 2
+-- ranks: 1 2 3  quick: 2
 -- SPDX-License-Identifier: MIT
 -- A collective file call that fails on one rank only, at the step where the
 -- others may already be in MPI: every rank comes back, rank 0 reports the

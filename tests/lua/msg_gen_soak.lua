@@ -1,4 +1,4 @@
--- ranks: 2 4  soak: 2 4
+-- ranks: 2  soak: 2
 -- SPDX-License-Identifier: MIT
 -- The soak variant of msg_gen.lua: many rounds with fresh seeds (printed;
 -- MPLUA_MSGGEN_SEED replays one round's seed), values up to 1 MiB, then
