@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5 8  quick: 1 2
+-- ranks: 1 2 3 4 5 8  quick: 2
 -- SPDX-License-Identifier: MIT
 -- Bad input to messages, as a user makes it: wrong argument types, ranks,
 -- roots and tags out of range, negative counts, a communicator or a request

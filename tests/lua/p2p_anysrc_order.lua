@@ -1,4 +1,4 @@
--- ranks: 1 2 3 4 5
+-- ranks: 1 2 3 4 5  quick: 1 3
 -- SPDX-License-Identifier: MIT
 -- Receives from any source take messages in arrival order, whatever the mailbox's
 -- structure: rank 0 makes the arrival order known (it lets one sender at a time send, and
