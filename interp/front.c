@@ -15,7 +15,11 @@
 **
 ** The launcher runs in a process group of its own, so the terminal's Ctrl-C
 ** reaches only this process, which turns each one into an interrupt of the
-** running command (never hydra's job-killing second SIGINT). If this process
+** running command (never hydra's job-killing second SIGINT). An interrupt
+** rank 0 cannot take (a coroutine spinning in pure Lua never meets the poll
+** hook) would leave the session stuck: a Ctrl-C while one sent ESCALATE_MS
+** ago is still not taken says so, and the next one ends the job, as lua's
+** second Ctrl-C ends lua. If this process
 ** dies, the launcher gets SIGTERM (PR_SET_PDEATHSIG) and rank 0 sees its
 ** connection close; if the job dies, the connection and the launcher's pipes
 ** close here, and the front end ends with the launcher's status. When
@@ -34,6 +38,7 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "front.h"
@@ -43,6 +48,7 @@
 #define LAUNCHER_DEFAULT "mpiexec -n"
 #define FACE_FDS 8      /* descriptors a face may add to the loop's poll */
 #define QUERY_MS 5000   /* how long a query waits for rank 0's answer */
+#define ESCALATE_MS 2000 /* an interrupt not taken for this long is not reaching */
 
 front_state fe = {.sock = -1};
 
@@ -126,14 +132,56 @@ static int attached;
 /* Ctrl-C came while the job was starting: it goes to rank 0 as an interrupt
 ** of what it runs first (the script; at the prompt it is dropped). */
 static int early;
+/* The launcher, until it has been waited for. */
+static pid_t job;
 
 static void send_interrupt(void) {
   char num[24];
   front_send('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
 }
 
+/* The interrupts rank 0 has not taken: it takes one by asking for a line
+** (the prompt after "interrupted!", or io.read), which clears this. */
+static struct {
+  long since; /* ms (monotonic) of the first one sent, or 0: none */
+  int warned; /* the user was told the next Ctrl-C ends the job */
+  int ended;  /* ... and it did */
+} untaken;
+
+static long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1; /* never 0 */
+}
+
+/* A Ctrl-C while a command runs: 1 when it ends the job instead of
+** interrupting it (see the top of the file). */
+static int escalate(pid_t launcher) {
+  long now = now_ms();
+  if (untaken.since == 0) {
+    untaken.since = now;
+    return 0;
+  }
+  if (untaken.warned && launcher > 0) {
+    untaken.ended = 1;
+    kill(launcher, SIGTERM);
+    return 1;
+  }
+  if (!untaken.warned && now - untaken.since >= ESCALATE_MS) {
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "mplua: rank 0 has not taken the interrupt for %ld s (a loop the "
+                     "interrupt cannot reach, such as a coroutine spinning in pure Lua); "
+                     "press Ctrl-C again to end the job\n",
+                     (now - untaken.since) / 1000);
+    untaken.warned = 1;
+    fe.face->output(fe.tty ? STDOUT_FILENO : STDERR_FILENO, msg, (size_t)n);
+  }
+  return 0;
+}
+
 /* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it
-** (every time: each Ctrl-C is one interrupt frame). */
+** (every time: each Ctrl-C is one interrupt frame), or escalate. */
 static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
@@ -149,11 +197,12 @@ static void interrupt(pid_t launcher) {
   else {
     if (fe.tty) /* after the terminal's "^C" */
       fe.face->rank0("\n", 1);
-    send_interrupt();
+    if (!escalate(launcher))
+      send_interrupt();
   }
 }
 
-void front_ctrl_c(void) { interrupt(0); }
+void front_ctrl_c(void) { interrupt(job); }
 
 /* The answer to the query in flight (front_query). */
 static struct {
@@ -220,6 +269,8 @@ static void marker(char kind, const char *p, size_t n) {
       return;
     fe.seq = strtol(p, NULL, 10);
     fe.asking = 1;
+    untaken.since = 0;
+    untaken.warned = 0;
     fe.prompted = semi[1] == 'p';
     if (fe.prompted)
       fe.face->ask(semi + 2, n - (size_t)(semi + 2 - p));
@@ -466,6 +517,7 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
     fprintf(stderr, "mplua: cannot start the job: %s\n", strerror(errno));
     return EXIT_FAILURE;
   }
+  job = launcher;
   face->start();
   while (status < 0 || fd_out >= 0 || fd_err >= 0 || fe.sock >= 0) {
     struct pollfd p[6 + FACE_FDS + FRONT_CALLERS];
@@ -498,11 +550,13 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
       for (ssize_t k = 0; k < n; k++) {
         int w;
         if (s[k] == SIGINT)
-          interrupt(status < 0 ? launcher : 0);
+          interrupt(job);
         else if (s[k] == SIGWINCH)
           face->winch();
-        else if (s[k] == SIGCHLD && status < 0 && waitpid(launcher, &w, WNOHANG) == launcher)
+        else if (s[k] == SIGCHLD && status < 0 && waitpid(launcher, &w, WNOHANG) == launcher) {
           status = exit_status(w);
+          job = 0;
+        }
         else if ((s[k] == SIGTERM || s[k] == SIGHUP) && status < 0)
           kill(launcher, SIGTERM);
       }
@@ -546,8 +600,10 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
     }
     if (status < 0 && fd_out < 0 && fd_err < 0) { /* pipes closed: wait for it */
       int w;
-      if (waitpid(launcher, &w, 0) == launcher)
+      if (waitpid(launcher, &w, 0) == launcher) {
         status = exit_status(w);
+        job = 0;
+      }
     }
   }
   face->end();
@@ -558,6 +614,8 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   free(berr.p);
   if (fe.out_closed)
     return 128 + SIGPIPE; /* what a shell sees of `lua` killed by SIGPIPE */
+  if (untaken.ended)
+    return 128 + SIGINT; /* ... and of `lua` ended by its second Ctrl-C */
   return status < 0 ? EXIT_FAILURE : status;
 }
 
