@@ -155,9 +155,12 @@ static long now_ms(void) {
 }
 
 /* A Ctrl-C while a command runs: 1 when it ends the job instead of
-** interrupting it (see the top of the file). */
+** interrupting it (see the top of the file). A terminal's only: a notebook
+** has its own way out (restarting the kernel). */
 static int escalate(pid_t launcher) {
   long now = now_ms();
+  if (fe.face != &tty_face)
+    return 0;
   if (untaken.since == 0) {
     untaken.since = now;
     return 0;
