@@ -15,11 +15,8 @@
 **
 ** The launcher runs in a process group of its own, so the terminal's Ctrl-C
 ** reaches only this process, which turns each one into an interrupt of the
-** running command (never hydra's job-killing second SIGINT). An interrupt
-** rank 0 cannot take (a coroutine spinning in pure Lua never meets the poll
-** hook) would leave the session stuck: a Ctrl-C while one sent ESCALATE_MS
-** ago is still not taken says so, and the next one ends the job, as lua's
-** second Ctrl-C ends lua. If this process
+** running command (never hydra's job-killing second SIGINT), unless rank 0
+** does not take them (front_stuck.c). If this process
 ** dies, the launcher gets SIGTERM (PR_SET_PDEATHSIG) and rank 0 sees its
 ** connection close; if the job dies, the connection and the launcher's pipes
 ** close here, and the front end ends with the launcher's status. When
@@ -38,7 +35,6 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "front.h"
@@ -48,7 +44,6 @@
 #define LAUNCHER_DEFAULT "mpiexec -n"
 #define FACE_FDS 8      /* descriptors a face may add to the loop's poll */
 #define QUERY_MS 5000   /* how long a query waits for rank 0's answer */
-#define ESCALATE_MS 2000 /* an interrupt not taken for this long is not reaching */
 
 front_state fe = {.sock = -1};
 
@@ -140,51 +135,9 @@ static void send_interrupt(void) {
   front_send('I', num, (size_t)snprintf(num, sizeof num, "%ld", fe.seq));
 }
 
-/* The interrupts rank 0 has not taken: it takes one by asking for a line
-** (the prompt after "interrupted!", or io.read), which clears this. */
-static struct {
-  long since; /* ms (monotonic) of the first one sent, or 0: none */
-  int warned; /* the user was told the next Ctrl-C ends the job */
-  int ended;  /* ... and it did */
-} untaken;
-
-static long now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + 1; /* never 0 */
-}
-
-/* A Ctrl-C while a command runs: 1 when it ends the job instead of
-** interrupting it (see the top of the file). A terminal's only: a notebook
-** has its own way out (restarting the kernel). */
-static int escalate(pid_t launcher) {
-  long now = now_ms();
-  if (fe.face != &tty_face)
-    return 0;
-  if (untaken.since == 0) {
-    untaken.since = now;
-    return 0;
-  }
-  if (untaken.warned && launcher > 0) {
-    untaken.ended = 1;
-    kill(launcher, SIGTERM);
-    return 1;
-  }
-  if (!untaken.warned && now - untaken.since >= ESCALATE_MS) {
-    char msg[256];
-    int n = snprintf(msg, sizeof msg,
-                     "mplua: rank 0 has not taken the interrupt for %ld s (a loop the "
-                     "interrupt cannot reach, such as a coroutine spinning in pure Lua); "
-                     "press Ctrl-C again to end the job\n",
-                     (now - untaken.since) / 1000);
-    untaken.warned = 1;
-    fe.face->output(fe.tty ? STDOUT_FILENO : STDERR_FILENO, msg, (size_t)n);
-  }
-  return 0;
-}
-
 /* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it
-** (every time: each Ctrl-C is one interrupt frame), or escalate. */
+** (every time: each Ctrl-C is one interrupt frame), unless rank 0 takes
+** none (front_stuck.c). */
 static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
@@ -200,7 +153,7 @@ static void interrupt(pid_t launcher) {
   else {
     if (fe.tty) /* after the terminal's "^C" */
       fe.face->rank0("\n", 1);
-    if (!escalate(launcher))
+    if (!front_stuck_ctrl_c(launcher))
       send_interrupt();
   }
 }
@@ -272,8 +225,7 @@ static void marker(char kind, const char *p, size_t n) {
       return;
     fe.seq = strtol(p, NULL, 10);
     fe.asking = 1;
-    untaken.since = 0;
-    untaken.warned = 0;
+    front_stuck_taken();
     fe.prompted = semi[1] == 'p';
     if (fe.prompted)
       fe.face->ask(semi + 2, n - (size_t)(semi + 2 - p));
@@ -617,7 +569,7 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   free(berr.p);
   if (fe.out_closed)
     return 128 + SIGPIPE; /* what a shell sees of `lua` killed by SIGPIPE */
-  if (untaken.ended)
+  if (front_stuck_ended())
     return 128 + SIGINT; /* ... and of `lua` ended by its second Ctrl-C */
   return status < 0 ? EXIT_FAILURE : status;
 }
