@@ -15,7 +15,8 @@
 **
 ** The launcher runs in a process group of its own, so the terminal's Ctrl-C
 ** reaches only this process, which turns each one into an interrupt of the
-** running command (never hydra's job-killing second SIGINT). If this process
+** running command (never hydra's job-killing second SIGINT), unless rank 0
+** does not take them (front_stuck.c). If this process
 ** dies, the launcher gets SIGTERM (PR_SET_PDEATHSIG) and rank 0 sees its
 ** connection close; if the job dies, the connection and the launcher's pipes
 ** close here, and the front end ends with the launcher's status. When
@@ -126,6 +127,8 @@ static int attached;
 /* Ctrl-C came while the job was starting: it goes to rank 0 as an interrupt
 ** of what it runs first (the script; at the prompt it is dropped). */
 static int early;
+/* The launcher, until it has been waited for. */
+static pid_t job;
 
 static void send_interrupt(void) {
   char num[24];
@@ -133,7 +136,8 @@ static void send_interrupt(void) {
 }
 
 /* Ctrl-C: at a prompt, drop the line; while a command runs, interrupt it
-** (every time: each Ctrl-C is one interrupt frame). */
+** (every time: each Ctrl-C is one interrupt frame), unless rank 0 takes
+** none (front_stuck.c). */
 static void interrupt(pid_t launcher) {
   if (fe.sock < 0) {
     if (!attached) {
@@ -149,11 +153,12 @@ static void interrupt(pid_t launcher) {
   else {
     if (fe.tty) /* after the terminal's "^C" */
       fe.face->rank0("\n", 1);
-    send_interrupt();
+    if (!front_stuck_ctrl_c(launcher))
+      send_interrupt();
   }
 }
 
-void front_ctrl_c(void) { interrupt(0); }
+void front_ctrl_c(void) { interrupt(job); }
 
 /* The answer to the query in flight (front_query). */
 static struct {
@@ -220,6 +225,7 @@ static void marker(char kind, const char *p, size_t n) {
       return;
     fe.seq = strtol(p, NULL, 10);
     fe.asking = 1;
+    front_stuck_taken();
     fe.prompted = semi[1] == 'p';
     if (fe.prompted)
       fe.face->ask(semi + 2, n - (size_t)(semi + 2 - p));
@@ -466,6 +472,7 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
     fprintf(stderr, "mplua: cannot start the job: %s\n", strerror(errno));
     return EXIT_FAILURE;
   }
+  job = launcher;
   face->start();
   while (status < 0 || fd_out >= 0 || fd_err >= 0 || fe.sock >= 0) {
     struct pollfd p[6 + FACE_FDS + FRONT_CALLERS];
@@ -498,11 +505,13 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
       for (ssize_t k = 0; k < n; k++) {
         int w;
         if (s[k] == SIGINT)
-          interrupt(status < 0 ? launcher : 0);
+          interrupt(job);
         else if (s[k] == SIGWINCH)
           face->winch();
-        else if (s[k] == SIGCHLD && status < 0 && waitpid(launcher, &w, WNOHANG) == launcher)
+        else if (s[k] == SIGCHLD && status < 0 && waitpid(launcher, &w, WNOHANG) == launcher) {
           status = exit_status(w);
+          job = 0;
+        }
         else if ((s[k] == SIGTERM || s[k] == SIGHUP) && status < 0)
           kill(launcher, SIGTERM);
       }
@@ -546,8 +555,10 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
     }
     if (status < 0 && fd_out < 0 && fd_err < 0) { /* pipes closed: wait for it */
       int w;
-      if (waitpid(launcher, &w, 0) == launcher)
+      if (waitpid(launcher, &w, 0) == launcher) {
         status = exit_status(w);
+        job = 0;
+      }
     }
   }
   face->end();
@@ -558,6 +569,8 @@ int front_run(const front_face *face, int nranks, int argc, char **argv) {
   free(berr.p);
   if (fe.out_closed)
     return 128 + SIGPIPE; /* what a shell sees of `lua` killed by SIGPIPE */
+  if (front_stuck_ended())
+    return 128 + SIGINT; /* ... and of `lua` ended by its second Ctrl-C */
   return status < 0 ? EXIT_FAILURE : status;
 }
 

@@ -7,6 +7,7 @@
 #define MPLUA_FRONT_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct pollfd;
 
@@ -46,6 +47,13 @@ typedef struct front_state {
 } front_state;
 
 extern front_state fe;
+
+/* front_stuck.c: a Ctrl-C while a command runs (`launcher`: the job's, 0
+** once it has ended); 1 when it ended the job instead of interrupting it.
+** Rank 0 took the interrupts (it asks for a line). The job was ended so. */
+int front_stuck_ctrl_c(pid_t launcher);
+void front_stuck_taken(void);
+int front_stuck_ended(void);
 
 /* front.c: answer rank 0's request (kind 'L', 'E' or 'C', see front_proto.h). */
 void front_answer(char kind, const char *p, size_t n);
