@@ -62,8 +62,11 @@ int main(int argc, char **argv) {
   return mplua_close(L, 0) == 0 && ok ? 0 : 1;
 }
 CC
+# a sanitized library needs the sanitizer runtime loaded first: the host links it too
+san=
+if readelf -d "$lib" | grep -q libasan; then san="-fsanitize=address,undefined"; fi
 # shellcheck disable=SC2086
-mpicxx -std=c++11 -Wall -Wextra -pedantic -Werror $cflags host.cc -L"$build/lib" -lmplua \
+mpicxx -std=c++11 -Wall -Wextra -pedantic -Werror $san $cflags host.cc -L"$build/lib" -lmplua \
     $(pkg-config --libs lua5.4) -Wl,-rpath,"$build/lib" -o host_cc 2>err ||
   { cat err >&2; fail "a C++ program including mplua.h does not compile or link against libmplua"; }
 ./host_cc </dev/null || fail "the C++ host failed"
