@@ -58,17 +58,9 @@ static int truncated(Dec *d, const char *what, size_t at) {
 }
 
 static int getvarint(Dec *d, uint64_t *v, const char *what, size_t at) {
-  uint64_t r = 0;
-  for (int shift = 0; shift < 70; shift += 7) {
-    if (d->p == d->end) return truncated(d, what, at);
-    unsigned c = *d->p++;
-    if (shift == 63 && c > 1) break;  /* more than 64 bits */
-    r |= (uint64_t)(c & 0x7f) << shift;
-    if (c < 0x80) {
-      *v = r;
-      return 0;
-    }
-  }
+  int got = mpbw_get_var(&d->p, d->end, v);
+  if (got > 0) return 0;
+  if (got == 0) return truncated(d, what, at);
   return bad(d, "bad varint in %s at byte %zu", what, at);
 }
 
@@ -283,7 +275,7 @@ static int decode(Dec *d) {
     case T_TRUE: lua_pushboolean(L, 1); return 0;
     case T_INT:
       if (getvarint(d, &u, "integer", at)) return -1;
-      lua_pushinteger(L, (lua_Integer)((u >> 1) ^ (~(u & 1) + 1)));
+      lua_pushinteger(L, mpbw_unzigzag(u));
       return 0;
     case T_FLT: {
       lua_Number x;

@@ -137,14 +137,8 @@ static inline int putbyte(Enc *e, int c) {
 static inline int put_tagvar(Enc *e, int tag, uint64_t v) {
   char *d = mpb_wbuf_reserve(e->b, 11);
   if (!d) return oom(e);
-  char *p = d;
-  *p++ = (char)tag;
-  while (v >= 0x80) {
-    *p++ = (char)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (char)v;
-  e->b->len += (size_t)(p - d);
+  *d = (char)tag;
+  e->b->len += (size_t)(mpbw_put_var(d + 1, v) - d);
   return 0;
 }
 
@@ -354,14 +348,7 @@ static int enc_array(Enc *e, int idx, const mpb_array *a) {
   *p++ = T_ARRAY;
   *p++ = (char)a->dtype;
   *p++ = (char)a->ndim;
-  for (int k = 0; k < a->ndim; k++) {
-    uint64_t v = (uint64_t)a->dims[k];
-    while (v >= 0x80) {
-      *p++ = (char)(v | 0x80);
-      v >>= 7;
-    }
-    *p++ = (char)v;
-  }
+  for (int k = 0; k < a->ndim; k++) p = mpbw_put_var(p, (uint64_t)a->dims[k]);
   e->b->len += (size_t)(p - d);
   size_t pos = e->b->len + e->b->extlen - e->base;
   size_t pad = (8 - pos % 8) % 8;
@@ -384,9 +371,7 @@ static int encode(Enc *e, int idx) {
       if (lua_isinteger(L, idx)) {
         lua_Integer v = lua_tointeger(L, idx);
         if (v >= 0 && v < 0x80) return putbyte(e, T_SMALLINT + (int)v);
-        /* zigzag: small magnitudes of either sign give short varints */
-        uint64_t u = (uint64_t)v << 1;
-        return put_tagvar(e, T_INT, v < 0 ? ~u : u);
+        return put_tagvar(e, T_INT, mpbw_zigzag(v));
       } else {
         lua_Number x = lua_tonumber(L, idx);
         char *d = mpb_wbuf_reserve(e->b, 9);

@@ -59,6 +59,48 @@ int mpbw_module_resolve(lua_State *L, const char *name, size_t len);
 int mpbw_add_segment(lua_State *L, mpb_wbuf *b, int bidx, int aidx, const void *ptr,
                      size_t len);
 
+/* Integers: zigzag (small magnitudes of either sign give short varints),
+** then a varint (7 bits a byte, low first, at most 10 bytes). */
+static inline uint64_t mpbw_zigzag(lua_Integer v) {
+  uint64_t u = (uint64_t)v << 1;
+  return v < 0 ? ~u : u;
+}
+static inline lua_Integer mpbw_unzigzag(uint64_t u) {
+  return (lua_Integer)((u >> 1) ^ (~(u & 1) + 1));
+}
+/* Write the varint of v at p; returns the byte after it. */
+static inline char *mpbw_put_var(char *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (char)v;
+  return p;
+}
+/* Read a varint at *pp (before end), moving *pp past what it read: 1, or 0
+** when truncated, -1 when longer than 64 bits. */
+static inline int mpbw_get_var(const unsigned char **pp, const unsigned char *end, uint64_t *v) {
+  const unsigned char *p = *pp;
+  uint64_t r = 0;
+  int got = -1;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (p == end) {
+      got = 0;
+      break;
+    }
+    unsigned c = *p++;
+    if (shift == 63 && c > 1) break;
+    r |= (uint64_t)(c & 0x7f) << shift;
+    if (c < 0x80) {
+      *v = r;
+      got = 1;
+      break;
+    }
+  }
+  *pp = p;
+  return got;
+}
+
 static inline void mpbw_put_u32(char *p, uint32_t v) {
   p[0] = (char)v; p[1] = (char)(v >> 8); p[2] = (char)(v >> 16); p[3] = (char)(v >> 24);
 }

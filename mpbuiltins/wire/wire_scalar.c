@@ -9,16 +9,6 @@
 */
 #include "wire/wire_int.h"
 
-/* The varint of v at p; returns the byte after it. */
-static inline char *put_var(char *p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = (char)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (char)v;
-  return p;
-}
-
 #define VAL_MAX 11 /* bytes of any value but a string: a tag and a 10-byte varint */
 
 int mpb_wire_encode_scalars(lua_State *L, int first, int n, mpb_wbuf *b) {
@@ -38,10 +28,9 @@ int mpb_wire_encode_scalars(lua_State *L, int first, int n, mpb_wbuf *b) {
           lua_Integer v = lua_tointeger(L, idx);
           if (v >= 0 && v < 0x80) {
             *p++ = (char)(T_SMALLINT + (int)v);
-          } else { /* zigzag, as the general encoder */
-            uint64_t u = (uint64_t)v << 1;
+          } else {
             *p++ = T_INT;
-            p = put_var(p, v < 0 ? ~u : u);
+            p = mpbw_put_var(p, mpbw_zigzag(v));
           }
         } else {
           lua_Number x = lua_tonumber(L, idx);
@@ -65,7 +54,7 @@ int mpb_wire_encode_scalars(lua_State *L, int first, int n, mpb_wbuf *b) {
           *p++ = (char)(T_SHORTSTR + len);
         } else {
           *p++ = T_STR;
-          p = put_var(p, len);
+          p = mpbw_put_var(p, len);
         }
         memcpy(p, s, len);
         p += len;
@@ -79,22 +68,6 @@ int mpb_wire_encode_scalars(lua_State *L, int first, int n, mpb_wbuf *b) {
 other:
   b->len = len0;
   return 1;
-}
-
-/* A varint of at most 64 bits at *p (before end), as the general decoder
-** reads it; 0 when truncated or too long. */
-static inline int get_var(const unsigned char **p, const unsigned char *end, uint64_t *v) {
-  uint64_t r = 0;
-  for (int shift = 0; shift < 70 && *p < end; shift += 7) {
-    unsigned c = *(*p)++;
-    if (shift == 63 && c > 1) return 0;
-    r |= (uint64_t)(c & 0x7f) << shift;
-    if (c < 0x80) {
-      *v = r;
-      return 1;
-    }
-  }
-  return 0;
 }
 
 int mpb_wire_decode_scalars(lua_State *L, const void *buf, size_t len) {
@@ -118,10 +91,10 @@ int mpb_wire_decode_scalars(lua_State *L, const void *buf, size_t len) {
       p += 8;
       lua_pushnumber(L, x);
     } else if (t == T_INT) {
-      if (!get_var(&p, end, &u)) break;
-      lua_pushinteger(L, (lua_Integer)((u >> 1) ^ (~(u & 1) + 1)));
+      if (mpbw_get_var(&p, end, &u) <= 0) break;
+      lua_pushinteger(L, mpbw_unzigzag(u));
     } else if (t == T_STR) {
-      if (!get_var(&p, end, &u) || u > (uint64_t)(end - p)) break;
+      if (mpbw_get_var(&p, end, &u) <= 0 || u > (uint64_t)(end - p)) break;
       lua_pushlstring(L, (const char *)p, (size_t)u);
       p += u;
     } else if (t <= T_TRUE) {
