@@ -218,7 +218,7 @@ static int next_gap(serve_state *ss, int ran, int next_flag, double timeout) {
 static int leader_step(lua_State *L, mpb_state *st, serve_state *ss, int f, double timeout) {
   if (f & F_RUN) {
     run_chunks(L, ss);
-    mpb_task_exit(st, RELEASE);
+    mpb_task_release(st, RELEASE);
     /* every worker has left its loop before a next task can start: an abort
     ** must never find one still in this step's loop, its release queued
     ** behind the abort, while another has gone back to the host's code */

@@ -120,7 +120,7 @@ typedef struct mpb_state {
   int aborting;      /* told to stop the current task */
   int64_t abort_task;/* last task an ABORT was received for (workers) */
   int faulted;       /* this rank raised an error in the current task */
-  int exit_seen;     /* workers: rank 0's exit notice has come */
+  int exit_seen;     /* rank 0's exit notice has been sent (rank 0) or has come */
   int closing;       /* workers: the program has ended; tasks fail (module.c) */
   int phase;         /* MPB_PHASE_* */
   mpb_waiting waiting;

@@ -302,6 +302,9 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   if (st->in_task)
     return luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot start a task inside a task", fname,
                       st->rank, st->size);
+  if (st->exit_seen && st->size > 1) /* a finalizer at the program's end: workers gone */
+    return luaL_error(L, "mp.%s: " MPB_RANKFMT " the program has ended: the other ranks "
+                      "have left and run no more tasks", fname, st->rank, st->size);
   int base = lua_gettop(L) - n;
   mpb_wire_names_check(L); /* modules loaded since the last task are sent by name */
   struct mpb_wbuf *b = mpb_encode_msg(L, base + 1, n, fname, 0, 0);
@@ -359,7 +362,15 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   return lua_gettop(L) - base;
 }
 
+/* Once: os.exit in a finalizer run by the program's end would send a second
+** notice, left unreceived by workers already finalizing MPI. */
 void mpb_task_exit(mpb_state *st, int status) {
+  if (st->exit_seen) return;
+  st->exit_seen = 1;
+  mpb_task_release(st, status);
+}
+
+void mpb_task_release(mpb_state *st, int status) {
   mpb_trace_exit(st);
   if (st->use_mpi) send_children(st, MPB_CTL_EXIT, status, 0, NULL, 0);
 }

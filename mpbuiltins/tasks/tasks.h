@@ -85,8 +85,11 @@ void mpb_task_on_end(lua_State *L, mpb_state *st, mpb_task_end_fn end);
 void mpb_task_ends(lua_State *L, mpb_state *st, int aborted);
 /* Workers: the idle loop; returns the exit status rank 0 sent. */
 int mpb_worker_loop(lua_State *L, mpb_state *st);
-/* Rank 0: tell every worker to exit. */
+/* Rank 0: tell every worker to exit (once; tasks fail after it). */
 void mpb_task_exit(mpb_state *st, int status);
+/* Rank 0: send every worker out of its loop with status, the job going on
+** (a host's serve step, which calls the loop again). */
+void mpb_task_release(mpb_state *st, int status);
 /* Register the control handlers of tasks (task.c) and aborts (abort.c). */
 void mpb_task_handlers(mpb_state *st);
 void mpb_abort_handlers(mpb_state *st);

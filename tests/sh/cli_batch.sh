@@ -26,6 +26,17 @@ check "os.exit(3, true) closes the state" 3 $'closed\ncollected\n' -e "$close"
 check "os.exit(3) does not" 3 "" -e "${close%, true)})"
 check "os.exit(true, true)" 0 $'closed\ncollected\n' -e "${close%3, true)}true, true)"
 
+# a finalizer run by the program's end: a task fails clearly where other
+# ranks have left (it hung), os.exit's status wins
+gc='setmetatable({}, {__gc = function()
+  local ok, e = pcall(mp.exec, function() return 1 end)
+  print(ok or e:match("mp.exec: .rank 0/%d+. the program has ended"))
+  os.exit(4)
+end})
+print("bye")'
+if [ "$N" = 2 ]; then want=$'bye\nmp.exec: [rank 0/2] the program has ended\n'; else want=$'bye\ntrue\n'; fi
+check "a task in a finalizer at the end" 4 "$want" -e "$gc"
+
 # -b: statuses 0 and 1
 printf 'print("batch ok")\n' >ok.lua
 check "-b success" 0 $'batch ok\n' -b ok.lua
