@@ -1,4 +1,4 @@
--- ranks: 2  quick: 2
+-- ranks: 2  quick: 2  sanitize: none
 -- SPDX-License-Identifier: MIT
 -- A stream of 1 MiB strings lands in the few blocks its dead predecessors
 -- left (chan/arrive.c runs a collector step before a large message's place

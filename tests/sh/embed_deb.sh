@@ -1,4 +1,4 @@
-# ranks: 2  quick: none
+# ranks: 2  quick: none  sanitize: none
 # SPDX-License-Identifier: MIT
 # Debian packages as a packager makes them: a build configured for /usr with
 # -DBUILD_TESTING=OFF on a machine without Criterion (its .pc hidden), then

@@ -1,4 +1,4 @@
-# ranks: 2  quick: none
+# ranks: 2  quick: none  sanitize: none
 # SPDX-License-Identifier: MIT
 # The rockspec (scripts/mplua-*.rockspec): `luarocks --lua-version 5.4 make
 # --tree T` in a copy of the checkout, with no network (HOME and the

@@ -1,4 +1,4 @@
-# ranks: 2  quick: none
+# ranks: 2  quick: none  sanitize: none
 # SPDX-License-Identifier: MIT
 # mplua inside another CMake project (add_subdirectory), on a machine
 # without Criterion (its .pc hidden): the outer project's own BUILD_TESTING
