@@ -366,8 +366,9 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
 ** notice, left unreceived by workers already finalizing MPI. */
 void mpb_task_exit(mpb_state *st, int status) {
   if (st->exit_seen) return;
+  mpb_trace_exit(st); /* MPLUA_TRACE gathers the job's trace in a last task */
   st->exit_seen = 1;
-  mpb_task_release(st, status);
+  if (st->use_mpi) send_children(st, MPB_CTL_EXIT, status, 0, NULL, 0);
 }
 
 void mpb_task_release(mpb_state *st, int status) {
