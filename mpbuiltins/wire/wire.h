@@ -116,5 +116,11 @@ void mpb_wbuf_reset(lua_State *L, mpb_wbuf *b, int bidx);
 ** sent if modules were loaded since it was built (tasks call it as they
 ** start: it costs a walk over package.loaded). */
 void mpb_wire_names_check(lua_State *L);
+/* Mark the Lua functions that are fields of the table at tidx as the
+** runtime's own, defined by its compiled-in chunks: where they are a
+** module's fields, they travel by name as its C functions do. The runtime
+** calls it on the modules it makes, before any user code runs; nothing
+** else makes a function the runtime's own (not its chunk's name). */
+void mpb_wire_own(lua_State *L, int tidx);
 
 #endif
