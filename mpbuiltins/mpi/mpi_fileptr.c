@@ -157,7 +157,7 @@ static int ordered(lua_State *L, int write, const char *fn) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
-  rc = mpb_mfile_begin(L, f, MPB_IO_AT_ALL, write, MPI_SUCCESS, at, data, a, &req);
+  rc = mpb_mfile_begin(L, f, fn, MPB_IO_AT_ALL, write, MPI_SUCCESS, at, data, a, &req);
   if (rc == MPI_SUCCESS) rc = mpb_file_wait(L, &req, 1, &status);
   else mpb_file_wait(L, &req, 1, MPI_STATUS_IGNORE); /* its stand-in */
   if (mpb_mfile_fault(L, MPB_MFILE_FAULT_WAIT))
