@@ -85,6 +85,27 @@ void mpb_note(mpb_state *st, const char *fmt, ...) {
   va_end(ap);
 }
 
+#define ECHO_KEY "mp.echo" /* registry: the last echo raised */
+
+int mpb_raise_echo(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, ECHO_KEY);
+  return lua_error(L);
+}
+
+int mpb_is_echo(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, ECHO_KEY);
+  int echo = lua_rawequal(L, idx, -1);
+  lua_pop(L, 1);
+  return echo;
+}
+
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
 ** what this rank wrote to its stdout and stderr pipes just before, and the
 ** report of why the job ends is then lost (on a loaded host). So wait until the pipes are empty (bounded: a reader that is gone

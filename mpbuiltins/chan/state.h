@@ -241,6 +241,14 @@ int mpb_mpi_note(mpb_state *st, int rc, const char *what);
 /* Record a failure met where nothing can raise (raised by the next wait, as
 ** mpb_mpi_note's). */
 void mpb_note(mpb_state *st, const char *fmt, ...);
+/* Raise, on a rank that did its part of a collective step well, the error
+** another rank's failure makes here ("mp.save: [rank 1/4] rank 3 of the
+** communicator failed"): an echo. Every member raises at once (none waits
+** for a rank that may catch its error), and the fault report takes the
+** failing rank's own error over an echo (tasks/abort.c). */
+int mpb_raise_echo(lua_State *L, const char *fmt, ...);
+/* Whether the error value at idx is the last echo mpb_raise_echo raised. */
+int mpb_is_echo(lua_State *L, int idx);
 /* Say on stderr that an MPI call failed where nothing can raise and nothing
 ** depends on it (shutdown); returns rc. */
 int mpb_mpi_warn(mpb_state *st, int rc, const char *what);

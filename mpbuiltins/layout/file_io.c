@@ -32,10 +32,10 @@ void mpb_file_verdict(lua_State *L, const char *fname, const mpb_file_vote *all,
   if (all[bad].status == 0)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with another %s",
                fname, st->rank, st->size, bad, differs);
-  /* bad raises its own error (its status says it failed, and why only it
-  ** knows): the abort that error brings ends this rank's part, so the report
-  ** names bad and its reason, never this rank */
-  mpb_wait_abort(L, st);
+  /* bad raises its own error (why, only it knows): this one is its echo,
+  ** which the report gives way to */
+  mpb_raise_echo(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
+                 fname, st->rank, st->size, bad);
 }
 
 /* ------------------------------------------------------------ views */

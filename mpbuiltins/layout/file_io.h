@@ -36,8 +36,9 @@ int mpb_file_agree(lua_State *L, mpb_comm *c, const char *fname, mpb_file_vote m
 ** (this rank's own failure) when not NULL; else, when bad calls it with
 ** another signature, "mp.fname: [rank r/n] rank k of the communicator calls
 ** it with another <differs>"; else (bad failed: its status is not 0 and it
-** raises mine) the abort its error brings, so the report names bad and its
-** own reason. Returns when bad < 0. */
+** raises mine) "rank k of the communicator failed (it says why)", an echo
+** (chan/state.h), so the report names bad and its own reason. Returns when
+** bad < 0. */
 void mpb_file_verdict(lua_State *L, const char *fname, const mpb_file_vote *all, int bad,
                       const char *mine, const char *differs);
 

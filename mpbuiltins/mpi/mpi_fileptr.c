@@ -171,7 +171,9 @@ static int ordered(lua_State *L, int write, const char *fn) {
   int bad = mpb_file_agree(L, f->c, fn, v, votes);
   if (bad >= 0 && rc != MPI_SUCCESS)
     mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
-  if (bad >= 0) mpb_wait_abort(L, st); /* bad's error is the report */
+  if (bad >= 0) /* bad's own error is the report's: this is its echo */
+    mpb_raise_echo(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
+                   fn, st->rank, st->size, bad);
   rc = MPI_File_seek_shared(f->fh, all[1] + total, MPI_SEEK_SET);
   if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot move the shared file pointer of");
   mpb_check_abort(L, st); /* one that came once every vote was in */
