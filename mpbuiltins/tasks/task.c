@@ -95,7 +95,7 @@ static void fault_report(lua_State *L, mpb_state *st, int echo) {
   lua_pop(L, 1); /* fault_of's string */
   free(f.value);
   st->faulted = 1;
-  snprintf(st->where, sizeof st->where, "faulted");
+  snprintf(st->where, sizeof st->where, echo ? "faulted: an echo of another rank's failure" : "faulted");
   if (st->rank == 0 && !st->aborting) mpb_abort_begin(st);
 }
 

@@ -28,6 +28,7 @@ for round = 1, 3 do
   assert(err:find(who), "round " .. round .. ": " .. err)
   assert(err:find("Is a directory", 1, true), err)
   assert(not err:find("of the communicator failed", 1, true), err)
+  assert(err:find("faulted: an echo of another rank's failure", 1, true), err)
   assert(mp.exec(save, dir .. "/free.npy") == true, "the next task failed")
 end
 -- caught on every rank: each has its error, the failing rank its own
