@@ -85,26 +85,44 @@ void mpb_note(mpb_state *st, const char *fmt, ...) {
   va_end(ap);
 }
 
-#define ECHO_KEY "mp.echo" /* registry: the last echo raised */
+/* The registry keeps the last error of each kind raised. */
+#define OWN_KEY "mp.error.own"
+#define ECHO_KEY "mp.error.echo"
+
+/* Raise the message on top, kept as the last of its kind. */
+static int raise_marked(lua_State *L, const char *key) {
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, key);
+  return lua_error(L);
+}
+
+static int is_marked(lua_State *L, int idx, const char *key) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, key);
+  int marked = lua_rawequal(L, idx, -1);
+  lua_pop(L, 1);
+  return marked;
+}
+
+int mpb_raise_own(lua_State *L, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  return raise_marked(L, OWN_KEY);
+}
 
 int mpb_raise_echo(lua_State *L, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   lua_pushvfstring(L, fmt, ap);
   va_end(ap);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, ECHO_KEY);
-  return lua_error(L);
+  return raise_marked(L, ECHO_KEY);
 }
 
-int mpb_is_echo(lua_State *L, int idx) {
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TSTRING) return 0;
-  lua_getfield(L, LUA_REGISTRYINDEX, ECHO_KEY);
-  int echo = lua_rawequal(L, idx, -1);
-  lua_pop(L, 1);
-  return echo;
-}
+int mpb_is_own(lua_State *L, int idx) { return is_marked(L, idx, OWN_KEY); }
+int mpb_is_echo(lua_State *L, int idx) { return is_marked(L, idx, ECHO_KEY); }
 
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
 ** what this rank wrote to its stdout and stderr pipes just before, and the

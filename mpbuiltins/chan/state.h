@@ -241,13 +241,17 @@ int mpb_mpi_note(mpb_state *st, int rc, const char *what);
 /* Record a failure met where nothing can raise (raised by the next wait, as
 ** mpb_mpi_note's). */
 void mpb_note(mpb_state *st, const char *fmt, ...);
-/* Raise, on a rank that did its part of a collective step well, the error
-** another rank's failure makes here ("mp.save: [rank 1/4] rank 3 of the
-** communicator failed"): an echo. Every member raises at once (none waits
-** for a rank that may catch its error), and the fault report takes the
-** failing rank's own error over an echo (tasks/abort.c). */
+/* When one member of a collective step fails, every member raises at once
+** (none waits for a rank that may catch its error): the failing rank its
+** own error (mpb_raise_own), the others an echo of it ("mp.save: [rank 1/4]
+** rank 3 of the communicator failed", mpb_raise_echo). The fault report
+** takes the rank's own error over an echo (tasks/abort.c), and reports the
+** own error even when the abort an echo started reached its rank first. */
+int mpb_raise_own(lua_State *L, const char *fmt, ...);
 int mpb_raise_echo(lua_State *L, const char *fmt, ...);
-/* Whether the error value at idx is the last echo mpb_raise_echo raised. */
+/* Whether the error value at idx is the last one mpb_raise_own,
+** mpb_raise_echo raised. */
+int mpb_is_own(lua_State *L, int idx);
 int mpb_is_echo(lua_State *L, int idx);
 /* Say on stderr that an MPI call failed where nothing can raise and nothing
 ** depends on it (shutdown); returns rc. */

@@ -170,7 +170,8 @@ static int ordered(lua_State *L, int write, const char *fn) {
   mpb_file_vote *votes = lua_newuserdatauv(L, sizeof *votes * (size_t)f->c->size, 0);
   int bad = mpb_file_agree(L, f->c, fn, v, votes);
   if (bad >= 0 && rc != MPI_SUCCESS)
-    mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
+    mpb_raise_own(L, "mp.%s: " MPB_RANKFMT " %s", fn, st->rank, st->size,
+                  mpb_file_message(L, rc, write ? "cannot write" : "cannot read", f->path));
   if (bad >= 0) /* bad's own error is the report's: this is its echo */
     mpb_raise_echo(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
                    fn, st->rank, st->size, bad);

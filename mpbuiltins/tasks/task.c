@@ -108,7 +108,9 @@ static void fault_report(lua_State *L, mpb_state *st, int echo) {
 static int task_msgh(lua_State *L) {
   if (mpb_is_abort(L, 1)) return 1;
   mpb_state *st = mpb_get(L);
-  int first = !st->faulted && !st->aborting, echo = mpb_is_echo(L, 1);
+  /* a rank's own failure of a collective step is its report even when the
+  ** abort that another member's echo of it started came first */
+  int first = !st->faulted && (!st->aborting || mpb_is_own(L, 1)), echo = mpb_is_echo(L, 1);
   if (first) {
     lua_pushvalue(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
