@@ -86,43 +86,29 @@ void mpb_note(mpb_state *st, const char *fmt, ...) {
 }
 
 /* The registry keeps the last error of each kind raised. */
-#define OWN_KEY "mp.error.own"
-#define ECHO_KEY "mp.error.echo"
+static const char *const kind_keys[] = {NULL, "mp.error.own", "mp.error.echo"};
 
-/* Raise the message on top, kept as the last of its kind. */
-static int raise_marked(lua_State *L, const char *key) {
+int mpb_raise_as(lua_State *L, int kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
   lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, key);
+  lua_setfield(L, LUA_REGISTRYINDEX, kind_keys[kind]);
   return lua_error(L);
 }
 
-static int is_marked(lua_State *L, int idx, const char *key) {
+int mpb_error_kind(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TSTRING) return 0;
-  lua_getfield(L, LUA_REGISTRYINDEX, key);
-  int marked = lua_rawequal(L, idx, -1);
-  lua_pop(L, 1);
-  return marked;
+  for (int kind = MPB_ERR_OWN; kind <= MPB_ERR_ECHO; kind++) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kind_keys[kind]);
+    int same = lua_rawequal(L, idx, -1);
+    lua_pop(L, 1);
+    if (same) return kind;
+  }
+  return 0;
 }
-
-int mpb_raise_own(lua_State *L, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  lua_pushvfstring(L, fmt, ap);
-  va_end(ap);
-  return raise_marked(L, OWN_KEY);
-}
-
-int mpb_raise_echo(lua_State *L, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  lua_pushvfstring(L, fmt, ap);
-  va_end(ap);
-  return raise_marked(L, ECHO_KEY);
-}
-
-int mpb_is_own(lua_State *L, int idx) { return is_marked(L, idx, OWN_KEY); }
-int mpb_is_echo(lua_State *L, int idx) { return is_marked(L, idx, ECHO_KEY); }
 
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
 ** what this rank wrote to its stdout and stderr pipes just before, and the

@@ -169,12 +169,10 @@ static int ordered(lua_State *L, int write, const char *fn) {
   mpb_file_vote v = {mpb_mfile_sig(call, f->path, 2), rc != MPI_SUCCESS};
   mpb_file_vote *votes = lua_newuserdatauv(L, sizeof *votes * (size_t)f->c->size, 0);
   int bad = mpb_file_agree(L, f->c, fn, v, votes);
-  if (bad >= 0 && rc != MPI_SUCCESS)
-    mpb_raise_own(L, "mp.%s: " MPB_RANKFMT " %s", fn, st->rank, st->size,
-                  mpb_file_message(L, rc, write ? "cannot write" : "cannot read", f->path));
-  if (bad >= 0) /* bad's own error is the report's: this is its echo */
-    mpb_raise_echo(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
-                   fn, st->rank, st->size, bad);
+  const char *why = bad >= 0 && rc != MPI_SUCCESS
+                        ? mpb_file_message(L, rc, write ? "cannot write" : "cannot read", f->path)
+                        : NULL;
+  mpb_file_verdict(L, fn, votes, bad, why, "call"); /* the failing rank's error is the report's */
   rc = MPI_File_seek_shared(f->fh, all[1] + total, MPI_SEEK_SET);
   if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot move the shared file pointer of");
   mpb_check_abort(L, st); /* one that came once every vote was in */

@@ -231,7 +231,7 @@ static int worker_exit(lua_State *L) {
 /* ------------------------------------------------------ control handlers */
 /* FAULT: u32 text length, the text (message and traceback), the error
 ** value wire-encoded (when it could be); the header's value: a map job; its
-** arg: an echo (mpb_raise_echo). */
+** arg: an echo (chan/state.h: MPB_ERR_ECHO). */
 static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task == st->task && st->rank == 0) {
     const char *body = m->buf + sizeof *h;

@@ -110,7 +110,8 @@ static int task_msgh(lua_State *L) {
   mpb_state *st = mpb_get(L);
   /* a rank's own failure of a collective step is its report even when the
   ** abort that another member's echo of it started came first */
-  int first = !st->faulted && (!st->aborting || mpb_is_own(L, 1)), echo = mpb_is_echo(L, 1);
+  int kind = mpb_error_kind(L, 1), echo = kind == MPB_ERR_ECHO;
+  int first = !st->faulted && (!st->aborting || kind == MPB_ERR_OWN);
   if (first) {
     lua_pushvalue(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);

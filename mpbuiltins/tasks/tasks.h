@@ -26,7 +26,7 @@ typedef struct mpb_fault {
   char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
   size_t vlen;
   int64_t job;       /* the map job that raised it (0: none) */
-  int echo;          /* an echo of another rank's failure (mpb_raise_echo) */
+  int echo;          /* an echo of another rank's failure (chan/state.h: MPB_ERR_ECHO) */
 } mpb_fault;
 #define MPB_DEADLOCK (-2)
 #define MPB_INTERRUPTED (-3)
