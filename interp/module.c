@@ -25,7 +25,6 @@
 #include <stdlib.h>
 
 #include "lauxlib.h"
-#include "adlib/lad.h"
 #include "embed.h"
 #include "mp.h"
 #include "tasks/tasks.h"
@@ -86,7 +85,7 @@ static void start(lua_State *L) {
   lua_setfield(L, LUA_REGISTRYINDEX, "mplua.module");
   host_add_libdir(L, 1);
   /* `ad` comes with mp, as in the mplua program */
-  luaL_requiref(L, "ad", lad_open, 1);
+  luaL_requiref(L, "ad", mpb_open_ad, 1);
   lua_pop(L, 1);
 }
 

@@ -12,7 +12,6 @@
 
 #include "lauxlib.h"
 #include "lualib.h"
-#include "adlib/lad.h"
 #include "embed.h"
 #include "mp.h"
 #include "tasks/tasks.h"
@@ -206,7 +205,7 @@ static int open_all(lua_State *L) {
   if (!(c->out & MPLUA_OUT_STDIO)) /* ranks share mpiexec's pipe: keep lines whole */
     host_lines(L, mpb_get(L)->rank);
   luaL_requiref(L, "mp", luaopen_mp, 1);
-  luaL_requiref(L, "ad", lad_open, 1);
+  luaL_requiref(L, "ad", mpb_open_ad, 1);
   lua_pop(L, 2);
   /* the Lua library (optimizers, samplers) is found without configuration */
   host_add_libdir(L, !(c->out & MPLUA_OUT_ENV));

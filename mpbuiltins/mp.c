@@ -5,6 +5,7 @@
 ** the module table on top of the stack (and may register handlers with the
 ** layers below it).
 */
+#include "adlib/lad.h"
 #include "array/array.h"
 #include "coll/coll.h"
 #include "layout/laylib.h"
@@ -15,6 +16,7 @@
 #include "p2p/p2p.h"
 #include "tasks/tasks.h"
 #include "trace/tracer.h"
+#include "wire/wire.h"
 #include "wire/wire_lstr.h"
 
 /* mp.wtime(): seconds of the runtime's one monotonic clock. */
@@ -132,10 +134,28 @@ static void name_submodules(lua_State *L, int mpt) {
   lua_pop(L, 1);
 }
 
+/* The Lua functions of module t and of its tables one level down (mp.mpi's
+** glue) are the runtime's own: they travel by name (wire_names.c). */
+static void own_functions(lua_State *L, int t) {
+  mpb_wire_own(L, t);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_istable(L, -1)) mpb_wire_own(L, -1);
+    lua_pop(L, 1);
+  }
+}
+
 int mpb_open_mp(lua_State *L) {
   mpb_get(L); /* the runtime must be started */
   lua_newtable(L);
   for (size_t i = 0; i < sizeof openers / sizeof openers[0]; i++) openers[i](L);
   name_submodules(L, lua_gettop(L));
+  own_functions(L, lua_gettop(L));
+  return 1;
+}
+
+int mpb_open_ad(lua_State *L) {
+  lad_open(L);
+  own_functions(L, lua_gettop(L));
   return 1;
 }

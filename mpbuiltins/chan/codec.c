@@ -25,10 +25,9 @@
 /* Encoding reuses one buffer per rank (allocating a collectable buffer per
 ** message costs more than encoding a small one); a nested use while it holds
 ** a message (a __gc handler that sends) gets a fresh buffer. */
-struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname, int arg,
-                                size_t hdrlen) {
-  char err[MPB_ERRLEN];
-  mpb_state *st = mpb_get(L);
+/* Claim the reusable buffer (its userdata pushed), emptied, hdrlen bytes of
+** header room in it. */
+static mpb_wbuf *claim(lua_State *L, mpb_state *st, const char *fname, size_t hdrlen) {
   mpb_wbuf *b;
   if (st->wbusy) {
     b = mpb_wbuf_push(L);
@@ -43,13 +42,20 @@ struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fnam
     st->wscratch = b;
     st->wbusy = 1;
   }
-  int bidx = lua_gettop(L);
   if (!mpb_wbuf_reserve(b, hdrlen)) {
     mpb_encode_done(st, b);
     luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
   }
   b->len += hdrlen;
-  if (mpb_wire_encode(L, first, n, b, bidx, err, sizeof err) != 0) {
+  return b;
+}
+
+struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fname, int arg,
+                                size_t hdrlen) {
+  char err[MPB_ERRLEN];
+  mpb_state *st = mpb_get(L);
+  mpb_wbuf *b = claim(L, st, fname, hdrlen);
+  if (mpb_wire_encode(L, first, n, b, lua_gettop(L), err, sizeof err) != 0) {
     mpb_encode_done(st, b);
     if (arg > 0)
       luaL_error(L, "bad argument #%d to 'mp.%s' (" MPB_RANKFMT " %s)", arg, fname, st->rank,
@@ -57,6 +63,24 @@ struct mpb_wbuf *mpb_encode_msg(lua_State *L, int first, int n, const char *fnam
     luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, err);
   }
   return b;
+}
+
+struct mpb_wbuf *mpb_encode_items(lua_State *L, mpb_wire_items *it, const char *fname,
+                                  size_t hdrlen) {
+  mpb_state *st = mpb_get(L);
+  mpb_wbuf *b = claim(L, st, fname, hdrlen);
+  if (mpb_wire_items_open(b, it) != 0) {
+    mpb_encode_done(st, b);
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " out of memory", fname, st->rank, st->size);
+  }
+  return b;
+}
+
+int mpb_encode_item(lua_State *L, mpb_wbuf *b, int bidx, mpb_wire_items *it, int first, int n,
+                    char *err, size_t errlen) {
+  if (mpb_wire_items_add(L, first, n, b, bidx, it, err, errlen) == 0) return 0;
+  mpb_encode_done(mpb_get(L), b);
+  return -1;
 }
 
 /* Scalars take the codec's short way into the reusable buffer as it is:
@@ -80,10 +104,16 @@ void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b) {
 }
 
 void mpb_push_copy(lua_State *L, mpb_state *st, int idx, const char *fname, int arg) {
-  char err[MPB_ERRLEN];
   idx = lua_absindex(L, idx);
   int top = lua_gettop(L);
   mpb_wbuf *b = mpb_encode_msg(L, idx, 1, fname, arg, 0);
+  if (mpb_push_encoded(L, st, b, top + 1, fname) != 1)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: not one value", fname, st->rank, st->size);
+}
+
+int mpb_push_encoded(lua_State *L, mpb_state *st, mpb_wbuf *b, int bidx, const char *fname) {
+  char err[MPB_ERRLEN];
+  bidx = lua_absindex(L, bidx);
   size_t len = b->len + b->extlen;
   const char *body = b->data;
   if (b->nseg) { /* large arrays and strings are referenced: one block for the decoder */
@@ -91,13 +121,13 @@ void mpb_push_copy(lua_State *L, mpb_state *st, int idx, const char *fname, int 
     mpb_wbuf_flatten(b, flat);
     body = flat;
   }
+  int top = lua_gettop(L);
   int n = mpb_wire_decode(L, body, len, 0, err, sizeof err);
   mpb_encode_done(st, b);
-  if (n != 1)
-    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: %s", fname, st->rank, st->size,
-               n < 0 ? err : "not one value");
-  lua_replace(L, top + 1);
-  lua_settop(L, top + 1);
+  if (n < 0)
+    luaL_error(L, "mp.%s: " MPB_RANKFMT " internal error: %s", fname, st->rank, st->size, err);
+  for (int k = top; k >= bidx; k--) lua_remove(L, k); /* b's userdata, the flat copy */
+  return n;
 }
 
 /* ------------------------------------------------------------- owning */

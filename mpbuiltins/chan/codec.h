@@ -10,6 +10,8 @@
 
 #include "chan/state.h"
 
+struct mpb_wire_items;
+
 /* Encode values first..first+n-1 into the reusable buffer, after hdrlen
 ** bytes of header room; raises "bad argument #arg to 'mp.fname' (...)" on
 ** unserializable values (arg 0: no argument number). Leaves the buffer's
@@ -28,6 +30,20 @@ void mpb_encode_done(mpb_state *st, struct mpb_wbuf *b);
 ** where other ranks get theirs by message, so that both get the same, and a
 ** value that cannot travel raises as with mpb_encode_msg. */
 void mpb_push_copy(lua_State *L, mpb_state *st, int idx, const char *fname, int arg);
+/* Push the values b holds (the whole body, encoded after no header room),
+** decoded as a receiver would; b's userdata at bidx is removed, what is
+** above it too, and the buffer is free again. Returns their count. */
+int mpb_push_encoded(lua_State *L, mpb_state *st, struct mpb_wbuf *b, int bidx, const char *fname);
+/* A message of items (wire.h's mpb_wire_items: each encoded as if sent
+** alone) in the reusable buffer: mpb_encode_items claims it (its userdata
+** pushed, hdrlen bytes of header room) and opens the body; mpb_encode_item
+** adds the n values at first.. (bidx: b's userdata), or returns -1 with err
+** saying what cannot travel (the buffer is then free again: the caller
+** raises, naming the item); mpb_wire_items_close ends the body. */
+struct mpb_wbuf *mpb_encode_items(lua_State *L, struct mpb_wire_items *it, const char *fname,
+                                  size_t hdrlen);
+int mpb_encode_item(lua_State *L, struct mpb_wbuf *b, int bidx, struct mpb_wire_items *it,
+                    int first, int n, char *err, size_t errlen);
 /* Push a userdata ("mp.Msg") that owns m from now on (freed by the GC, or
 ** at once by mpb_msg_release); returns it, inert when m is NULL. */
 mpb_msg **mpb_msg_hold(lua_State *L, mpb_msg *m);

@@ -85,6 +85,31 @@ void mpb_note(mpb_state *st, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* The registry keeps the last error of each kind raised. */
+static const char *const kind_keys[] = {NULL, "mp.error.own", "mp.error.echo"};
+
+int mpb_raise_as(lua_State *L, int kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, kind_keys[kind]);
+  return lua_error(L);
+}
+
+int mpb_error_kind(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING) return 0;
+  for (int kind = MPB_ERR_OWN; kind <= MPB_ERR_ECHO; kind++) {
+    lua_getfield(L, LUA_REGISTRYINDEX, kind_keys[kind]);
+    int same = lua_rawequal(L, idx, -1);
+    lua_pop(L, 1);
+    if (same) return kind;
+  }
+  return 0;
+}
+
 /* MPICH's launcher can end the job on MPI_Abort before its proxy has read
 ** what this rank wrote to its stdout and stderr pipes just before, and the
 ** report of why the job ends is then lost (on a loaded host). So wait until the pipes are empty (bounded: a reader that is gone

@@ -241,6 +241,17 @@ int mpb_mpi_note(mpb_state *st, int rc, const char *what);
 /* Record a failure met where nothing can raise (raised by the next wait, as
 ** mpb_mpi_note's). */
 void mpb_note(mpb_state *st, const char *fmt, ...);
+/* When one member of a collective step fails, every member raises at once
+** (none waits for a rank that may catch its error): the failing rank its
+** own error (MPB_ERR_OWN), the others an echo of it (MPB_ERR_ECHO: "mp.save:
+** [rank 1/4] rank 3 of the communicator failed"). The fault report takes
+** the rank's own error over an echo (tasks/abort.c), and reports the own
+** error even when the abort an echo started reached its rank first. */
+enum { MPB_ERR_OWN = 1, MPB_ERR_ECHO };
+int mpb_raise_as(lua_State *L, int kind, const char *fmt, ...);
+/* The kind of the error value at idx when it is the last error of its kind
+** mpb_raise_as raised, else 0. */
+int mpb_error_kind(lua_State *L, int idx);
 /* Say on stderr that an MPI call failed where nothing can raise and nothing
 ** depends on it (shutdown); returns rc. */
 int mpb_mpi_warn(mpb_state *st, int rc, const char *what);

@@ -28,12 +28,16 @@ void mpb_file_verdict(lua_State *L, const char *fname, const mpb_file_vote *all,
                       const char *mine, const char *differs) {
   mpb_state *st = mpb_get(L);
   if (bad < 0) return;
-  if (mine) luaL_error(L, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, mine);
+  if (mine)
+    mpb_raise_as(L, MPB_ERR_OWN, "mp.%s: " MPB_RANKFMT " %s", fname, st->rank, st->size, mine);
   if (all[bad].status == 0)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator calls it with another %s",
                fname, st->rank, st->size, bad, differs);
-  luaL_error(L, "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)",
-             fname, st->rank, st->size, bad);
+  /* bad raises its own error (why, only it knows): this one is its echo,
+  ** which the report gives way to */
+  mpb_raise_as(L, MPB_ERR_ECHO,
+               "mp.%s: " MPB_RANKFMT " rank %d of the communicator failed (it says why)", fname,
+               st->rank, st->size, bad);
 }
 
 /* ------------------------------------------------------------ views */

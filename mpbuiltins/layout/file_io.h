@@ -32,10 +32,13 @@ uint64_t mpb_file_hash(uint64_t h, const void *p, size_t n);
 ** or -1. */
 int mpb_file_agree(lua_State *L, mpb_comm *c, const char *fname, mpb_file_vote mine,
                    mpb_file_vote *all);
-/* Raise "mp.fname: [rank r/n] ..." on every member when the agreement found
-** rank bad (>= 0): mine (this rank's own failure) when not NULL, else
-** "rank k of the communicator calls it with another <differs>" or
-** "... failed (it says why)". Returns when bad < 0. */
+/* Raise on every member when the agreement found rank bad (>= 0): mine
+** (this rank's own failure) when not NULL; else, when bad calls it with
+** another signature, "mp.fname: [rank r/n] rank k of the communicator calls
+** it with another <differs>"; else (bad failed: its status is not 0 and it
+** raises mine) "rank k of the communicator failed (it says why)", an echo
+** (chan/state.h), so the report names bad and its own reason. Returns when
+** bad < 0. */
 void mpb_file_verdict(lua_State *L, const char *fname, const mpb_file_vote *all, int bad,
                       const char *mine, const char *differs);
 

@@ -343,10 +343,11 @@ int mpb_mfile_start(mfile *f, int how, int write, MPI_Offset off, const void *da
 /* ------------------------------------------------------------ test knob */
 /* mp.mpi._file_fault(mode) arms this rank's next collective file I/O of the
 ** task: "start", MPI's start of it fails on this rank (MPI_ERR_OTHER), as it
-** may on one rank only; "wait", a fault is noted on this rank as it waits
-** for the I/O of Write_ordered or Read_ordered (an abort that comes then). */
+** may on one rank only; "standin", so does the start of its stand-in; "wait",
+** a fault is noted on this rank as it waits for the I/O of Write_ordered or
+** Read_ordered (an abort that comes then). */
 static int file_fault(lua_State *L) {
-  static const char *const modes[] = {"start", "wait", NULL};
+  static const char *const modes[] = {"start", "wait", "standin", NULL};
   mpb_mpi *M = mpb_mpi_get(L);
   M->file_fault = 1 + luaL_checkoption(L, 1, NULL, modes);
   M->file_fault_task = M->st->task;
@@ -365,19 +366,31 @@ int mpb_mfile_fault(lua_State *L, int mode) {
 /* A collective call that fails to start here leaves the other members'
 ** parts waiting for this one's (ROMIO's collective I/O exchanges among all):
 ** this rank joins them with the same call on no elements (the stand-in), and
-** completes it as the call's own request (its failure is reported then). */
-int mpb_mfile_begin(lua_State *L, mfile *f, int how, int write, int rc, MPI_Offset off,
-                    const void *data, const mpb_array *a, MPI_Request *req) {
-  int coll = how == MPB_IO_AT_ALL || how == MPB_IO_ALL;
-  if (rc == MPI_SUCCESS)
-    rc = coll && mpb_mfile_fault(L, MPB_MFILE_FAULT_START)
-             ? MPI_ERR_OTHER : mpb_mfile_start(f, how, write, off, data, a, req);
+** completes it as the call's own request (its failure is reported then).
+** Should the stand-in not start either, the others' parts can never complete
+** and ROMIO's requests can be neither cancelled nor abandoned: nothing but
+** the job's end frees them, so it ends, saying why, rather than hang. */
+int mpb_mfile_begin(lua_State *L, mfile *f, const char *fname, int how, int write, int rc,
+                    MPI_Offset off, const void *data, const mpb_array *a, MPI_Request *req) {
+  int coll = how == MPB_IO_AT_ALL || how == MPB_IO_ALL, standin_fails = 0;
+  if (rc == MPI_SUCCESS && coll && mpb_mfile_fault(L, MPB_MFILE_FAULT_START)) rc = MPI_ERR_OTHER;
+  if (rc == MPI_SUCCESS && coll && mpb_mfile_fault(L, MPB_MFILE_FAULT_STANDIN))
+    rc = MPI_ERR_OTHER, standin_fails = 1;
+  if (rc == MPI_SUCCESS) rc = mpb_mfile_start(f, how, write, off, data, a, req);
   if (rc == MPI_SUCCESS || !coll) return rc;
   *req = MPI_REQUEST_NULL;
   mpb_array none;
   memset(&none, 0, sizeof none);
   none.dtype = a->dtype;
-  if (mpb_mfile_start(f, how, write, 0, data, &none, req) != MPI_SUCCESS) *req = MPI_REQUEST_NULL;
+  int rc2 = standin_fails ? MPI_ERR_OTHER : mpb_mfile_start(f, how, write, 0, data, &none, req);
+  if (rc2 != MPI_SUCCESS) {
+    char why[MPB_ERRLEN / 4], why2[MPB_ERRLEN / 4];
+    mpb_mpi_string(rc, why, sizeof why);
+    mpb_mpi_string(rc2, why2, sizeof why2);
+    mpb_fatal(mpb_get(L), "mp.%s: '%s': cannot start this rank's part (%s) nor its stand-in on "
+              "no elements (%s), which the other members' collective I/O waits for", fname,
+              f->path, why, why2);
+  }
   return rc;
 }
 
@@ -460,7 +473,7 @@ int mpb_mfile_io_start(lua_State *L, mfile *f, int how, int write, const char *f
   if (coll) file_agree(L, f, fname, strrchr(fname, '.') + 1, 0);
   io->start = io->off;
   int rc = how == MPB_IO_ALL && !write ? MPI_File_get_position(f->fh, &io->start) : MPI_SUCCESS;
-  return mpb_mfile_begin(L, f, how, write, rc, io->off, io->data, io->a, req);
+  return mpb_mfile_begin(L, f, fname, how, write, rc, io->off, io->data, io->a, req);
 }
 
 /* f:Write_at(offset, a), Write(a), ...; f:Read_at(offset, count | array [,

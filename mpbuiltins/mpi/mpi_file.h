@@ -117,14 +117,15 @@ int mpb_mfile_io_call(lua_State *L, int how, int write, const char *fname);
 int mpb_mfile_rcount(mpb_mfile *f, int rc, const mpb_array *a, MPI_Status *status, int coll,
                      MPI_Offset start, MPI_Count *n, const char **what);
 /* mpb_mfile_start unless rc (a failure before it) is not MPI_SUCCESS, and
-** through the test knob (mp.mpi._file_fault "start"). A collective call
-** that fails on this rank still takes its part, on no elements: *req is
-** then that stand-in (or MPI_REQUEST_NULL), which the caller completes as it
-** would the call's request, then reports the failure. Returns MPI's code. */
-int mpb_mfile_begin(lua_State *L, mpb_mfile *f, int how, int write, int rc, MPI_Offset off,
-                    const void *data, const mpb_array *a, MPI_Request *req);
+** through the test knob (mp.mpi._file_fault "start", "standin"). A
+** collective call that fails on this rank still takes its part, on no
+** elements: *req is then that stand-in, which the caller completes as it
+** would the call's request, then reports the failure; when the stand-in
+** cannot start either, the job ends (fname says whose). Returns MPI's code. */
+int mpb_mfile_begin(lua_State *L, mpb_mfile *f, const char *fname, int how, int write, int rc,
+                    MPI_Offset off, const void *data, const mpb_array *a, MPI_Request *req);
 /* Whether the test knob is armed with mode in this task (it is disarmed). */
-enum { MPB_MFILE_FAULT_START = 1, MPB_MFILE_FAULT_WAIT };
+enum { MPB_MFILE_FAULT_START = 1, MPB_MFILE_FAULT_WAIT, MPB_MFILE_FAULT_STANDIN };
 int mpb_mfile_fault(lua_State *L, int mode);
 /* The end of the file in etypes under the view. */
 int mpb_mfile_eof(mpb_mfile *f, MPI_Offset *eof);

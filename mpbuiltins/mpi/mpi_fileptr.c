@@ -157,7 +157,7 @@ static int ordered(lua_State *L, int write, const char *fn) {
   }
   MPI_Request req = MPI_REQUEST_NULL;
   MPI_Status status;
-  rc = mpb_mfile_begin(L, f, MPB_IO_AT_ALL, write, MPI_SUCCESS, at, data, a, &req);
+  rc = mpb_mfile_begin(L, f, fn, MPB_IO_AT_ALL, write, MPI_SUCCESS, at, data, a, &req);
   if (rc == MPI_SUCCESS) rc = mpb_file_wait(L, &req, 1, &status);
   else mpb_file_wait(L, &req, 1, MPI_STATUS_IGNORE); /* its stand-in */
   if (mpb_mfile_fault(L, MPB_MFILE_FAULT_WAIT))
@@ -169,9 +169,10 @@ static int ordered(lua_State *L, int write, const char *fn) {
   mpb_file_vote v = {mpb_mfile_sig(call, f->path, 2), rc != MPI_SUCCESS};
   mpb_file_vote *votes = lua_newuserdatauv(L, sizeof *votes * (size_t)f->c->size, 0);
   int bad = mpb_file_agree(L, f->c, fn, v, votes);
-  if (bad >= 0 && rc != MPI_SUCCESS)
-    mpb_mfile_raise(L, f, fn, rc, write ? "cannot write" : "cannot read");
-  if (bad >= 0) mpb_wait_abort(L, st); /* bad's error is the report */
+  const char *why = bad >= 0 && rc != MPI_SUCCESS
+                        ? mpb_file_message(L, rc, write ? "cannot write" : "cannot read", f->path)
+                        : NULL;
+  mpb_file_verdict(L, fn, votes, bad, why, "call"); /* the failing rank's error is the report's */
   rc = MPI_File_seek_shared(f->fh, all[1] + total, MPI_SEEK_SET);
   if (rc != MPI_SUCCESS) mpb_mfile_raise(L, f, fn, rc, "cannot move the shared file pointer of");
   mpb_check_abort(L, st); /* one that came once every vote was in */

@@ -17,8 +17,14 @@
 #include "wire/wire.h"
 
 void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len,
-                            const char *value, size_t vlen, int64_t job) {
-  if (mpb_tasks_of(st)->first.rank != -1) return;
+                            const char *value, size_t vlen, int64_t job, int echo) {
+  mpb_fault *f = &mpb_tasks_of(st)->first;
+  if (f->rank != -1 && !(f->echo && !echo)) return;
+  free(f->msg);
+  free(f->value);
+  f->msg = f->value = NULL;
+  f->vlen = 0;
+  f->echo = echo;
   mpb_tasks_of(st)->first.rank = rank;
   mpb_tasks_of(st)->first.job = job;
   mpb_tasks_of(st)->first.msg = malloc(len + 1);
@@ -33,7 +39,7 @@ void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len
 }
 
 void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len) {
-  mpb_fault_record_value(st, rank, msg, len, NULL, 0, 0);
+  mpb_fault_record_value(st, rank, msg, len, NULL, 0, 0, 0);
 }
 
 /* ABORT goes down a tree of fan-out fan (carried in its value): each rank
@@ -224,7 +230,8 @@ static int worker_exit(lua_State *L) {
 
 /* ------------------------------------------------------ control handlers */
 /* FAULT: u32 text length, the text (message and traceback), the error
-** value wire-encoded (when it could be); the header's value: a map job. */
+** value wire-encoded (when it could be); the header's value: a map job; its
+** arg: an echo (chan/state.h: MPB_ERR_ECHO). */
 static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
   if (h->task == st->task && st->rank == 0) {
     const char *body = m->buf + sizeof *h;
@@ -235,7 +242,8 @@ static void on_fault(mpb_state *st, mpb_msg *m, const mpb_chdr *h) {
     const char *text = len >= 4 ? body + 4 : "?";
     size_t vlen = len >= 4 ? len - 4 - tl : 0;
     mpb_tasks_of(st)->nfault_msgs++;
-    mpb_fault_record_value(st, m->src, tl ? text : "?", tl ? tl : 1, text + tl, vlen, h->value);
+    mpb_fault_record_value(st, m->src, tl ? text : "?", tl ? tl : 1, text + tl, vlen, h->value,
+                           h->arg != 0);
     if (!st->aborting) mpb_abort_begin(st);
   }
   mpb_msg_free(m);

@@ -29,6 +29,21 @@
 
 static const char LEADER_KEY[] = "mp.pool.leader";
 
+/* ------------------------------------------------------------ items */
+/* Tasks and results travel as items of a message (chan/codec.h): each is
+** encoded as soon as it exists, apart from the others, so it arrives as if
+** sent alone, however they were batched (a table sow returned for several
+** tasks is a table of each, and a task sees it as it was when sown). What
+** cannot travel is named by its task. */
+static void add_item(lua_State *L, mpb_wbuf *b, int bidx, mpb_wire_items *it, int first, int n,
+                     lua_Integer task, const char *whose) {
+  char err[MPB_ERRLEN];
+  if (mpb_encode_item(L, b, bidx, it, first, n, err, sizeof err) == 0) return;
+  mpb_state *st = mpb_get(L);
+  luaL_error(L, "mp.pool: " MPB_RANKFMT " task %I: what %s returned cannot be sent: %s", st->rank,
+             st->size, (LUAI_UACINT)task, whose, err);
+}
+
 /* ------------------------------------------------------------- workers */
 /* Batches (n1, t1, n2, t2, ...) in, (n1, r1, ..., seconds) out; an empty
 ** message ends the pool. */
@@ -38,15 +53,22 @@ static void worker(lua_State *L, mpb_state *st, int work) {
     int n = mpb_push_msg(L, st, mpb_user_take(L, st, MPB_CH_POOL, 0, "pool"), "pool");
     if (n == 0) return;
     MPB_TRACE_SPAN(NULL, st, MPB_TR_POOL, 0, -1, (uint32_t)(n / 2), 0);
+    mpb_wire_items it;
+    mpb_wbuf *b = mpb_encode_items(L, &it, "pool", sizeof(mpb_uhdr));
+    int bidx = lua_gettop(L);
     double t0 = mpb_now();
     for (int i = 0; i + 1 < n; i += 2) {
       lua_pushvalue(L, base + i + 1);
       lua_pushvalue(L, work);
       lua_pushvalue(L, base + i + 2);
       lua_call(L, 1, 1);
+      add_item(L, b, bidx, &it, bidx + 1, 2, lua_tointeger(L, bidx + 1), "work");
+      lua_settop(L, bidx);
     }
     lua_pushnumber(L, mpb_now() - t0);
-    mpb_wbuf *b = mpb_encode_msg(L, base + n + 1, n + 1, "pool", 0, sizeof(mpb_uhdr));
+    add_item(L, b, bidx, &it, bidx + 1, 1, 0, "work");
+    mpb_wire_items_close(b, &it);
+    lua_settop(L, bidx);
     mpb_user_send(L, st, 0, MPB_CH_POOL, b, 1);
     lua_settop(L, base);
   }
@@ -60,23 +82,20 @@ typedef struct {
   double t0, last;
 } leader;
 
-/* Push up to k (n, task) pairs; returns how many. */
-static int sow(lua_State *L, leader *p, int k) {
-  int got = 0;
-  while (got < k && !p->exhausted) {
-    lua_pushinteger(L, p->next);
-    lua_pushvalue(L, p->sow);
-    lua_pushinteger(L, p->next);
-    lua_call(L, 1, 1);
-    if (lua_isnil(L, -1)) {
-      lua_pop(L, 2);
-      p->exhausted = 1;
-      break;
-    }
-    p->next++;
-    got++;
+/* Push the next (n, task) pair and return 1, or return 0: no more. */
+static int sow(lua_State *L, leader *p) {
+  if (p->exhausted) return 0;
+  lua_pushinteger(L, p->next);
+  lua_pushvalue(L, p->sow);
+  lua_pushinteger(L, p->next);
+  lua_call(L, 1, 1);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 2);
+    p->exhausted = 1;
+    return 0;
   }
-  return got;
+  p->next++;
+  return 1;
 }
 
 static void reap(lua_State *L, leader *p, int ki, int ri) {
@@ -103,15 +122,38 @@ static void show(lua_State *L, mpb_state *st, leader *p, int final) {
   st->host.progress(L, &pr, st->host.ud);
 }
 
+/* Up to k tasks to worker w, one message. */
 static void send_batch(lua_State *L, mpb_state *st, leader *p, int w, int k, int *inflight) {
-  int base = lua_gettop(L);
-  int got = sow(L, p, k);
+  int base = lua_gettop(L), got = 0;
+  mpb_wire_items it;
+  mpb_wbuf *b = mpb_encode_items(L, &it, "pool", sizeof(mpb_uhdr));
+  int bidx = lua_gettop(L);
+  while (got < k && sow(L, p)) {
+    add_item(L, b, bidx, &it, bidx + 1, 2, lua_tointeger(L, bidx + 1), "sow");
+    lua_settop(L, bidx);
+    got++;
+  }
   if (got > 0) {
-    mpb_wbuf *b = mpb_encode_msg(L, base + 1, 2 * got, "pool", 0, sizeof(mpb_uhdr));
+    mpb_wire_items_close(b, &it);
     mpb_user_send(L, st, w, MPB_CH_POOL, b, 1);
     inflight[w]++;
+  } else {
+    mpb_encode_done(st, b);
   }
   lua_settop(L, base);
+}
+
+/* Push a copy of the value at vi (task n's), made as a message makes it:
+** rank 0's own tasks and results are the same as a worker's. */
+static void copy_item(lua_State *L, mpb_state *st, int vi, lua_Integer n, const char *whose) {
+  int top = lua_gettop(L);
+  mpb_wire_items it;
+  mpb_wbuf *b = mpb_encode_items(L, &it, "pool", 0);
+  lua_pushvalue(L, vi);
+  add_item(L, b, top + 1, &it, top + 2, 1, n, whose);
+  mpb_wire_items_close(b, &it);
+  lua_settop(L, top + 1);
+  mpb_push_encoded(L, st, b, top + 1, "pool");
 }
 
 static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
@@ -127,12 +169,14 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
   p.total = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
   lua_getfield(L, opts, "progress");
   p.progress = lua_toboolean(L, -1);
+  lua_getfield(L, opts, "_batch");
+  int fixed = (int)lua_tointeger(L, -1); /* the test knob: every batch this size (0: adapt) */
   p.next = 1;
   p.t0 = p.last = mpb_now();
   int nw = (int)luaL_len(L, wlist);
   int *inflight = lua_newuserdatauv(L, sizeof(int) * (size_t)st->size * 2, 0);
   int *batch = inflight + st->size;
-  for (int r = 0; r < st->size; r++) inflight[r] = 0, batch[r] = 1;
+  for (int r = 0; r < st->size; r++) inflight[r] = 0, batch[r] = fixed ? fixed : 1;
   int outstanding = 0;
   for (int i = 1; i <= nw; i++) {
     lua_geti(L, wlist, i);
@@ -148,13 +192,13 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
       while (q && q->src == 0) q = q->anext;
       if (!q) {
         int base = lua_gettop(L);
-        if (sow(L, &p, 1)) { /* task and result copied as a worker's are: the same
-                             ** wherever it runs */
+        if (sow(L, &p)) { /* task and result copied as a worker's are */
           MPB_TRACE_SPAN(NULL, st, MPB_TR_POOL, 1, -1, 1, 0);
+          lua_Integer n = lua_tointeger(L, base + 1);
           lua_pushvalue(L, work);
-          mpb_push_copy(L, st, base + 2, "pool", 0);
+          copy_item(L, st, base + 2, n, "sow");
           lua_call(L, 1, 1);
-          mpb_push_copy(L, st, base + 3, "pool", 0);
+          copy_item(L, st, base + 3, n, "work");
           reap(L, &p, base + 1, base + 4);
         }
         lua_settop(L, base);
@@ -171,7 +215,7 @@ static void lead(lua_State *L, mpb_state *st, int work, int wlist, int self) {
     for (int i = 0; i < cnt; i++) reap(L, &p, base + 2 * i + 1, base + 2 * i + 2);
     double sec = lua_tonumber(L, base + n), per = cnt > 0 ? sec / cnt : 0;
     int b = per > 0 ? (int)(BATCH_SEC / per) : BATCH_MAX;
-    batch[w] = b < 1 ? 1 : b > BATCH_MAX ? BATCH_MAX : b;
+    batch[w] = fixed ? fixed : b < 1 ? 1 : b > BATCH_MAX ? BATCH_MAX : b;
     lua_settop(L, base);
     inflight[w]--;
     outstanding--;
@@ -219,7 +263,7 @@ static int bad_field(lua_State *L, const char *what) {
                     what);
 }
 
-/* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=} (rank 0,
+/* mp.pool{sow=, work=, reap=, self=, ranks=, progress=, total=, _batch=} (rank 0,
 ** outside a task). Each field is read once, checked, into a table of the
 ** runtime's (the leader's options): a proxy or a finalizer that changes the
 ** user's table during the pool changes nothing. */
@@ -243,6 +287,10 @@ static int pool(lua_State *L) {
   lua_pushboolean(L, lua_isnil(L, -1) || lua_toboolean(L, -1));
   lua_setfield(L, 2, "progress");
   lua_pop(L, 1);
+  if (lua_getfield(L, 1, "_batch") != LUA_TNIL &&
+      !(lua_isinteger(L, -1) && lua_tointeger(L, -1) >= 1 && lua_tointeger(L, -1) <= BATCH_MAX))
+    bad_field(L, "'_batch' (a test knob) must be an integer in 1..512");
+  lua_setfield(L, 2, "_batch");
   /* rank 0 works too unless told not to, or given the workers: at 2 ranks
   ** a pool of one worker would be no faster than a loop */
   int self_given = lua_getfield(L, 1, "self") != LUA_TNIL, self = lua_toboolean(L, -1);

@@ -73,11 +73,12 @@ static fault fault_of(lua_State *L) {
 
 /* Report this rank's fault (the error's text on top, left there): rank 0
 ** records it and starts the abort, a worker sends it to rank 0 (FAULT: u32
-** text length, text, the value). Once per task: the first error wins. */
-static void fault_report(lua_State *L, mpb_state *st) {
+** text length, text, the value; arg: an echo). Once per task: the first
+** error wins. */
+static void fault_report(lua_State *L, mpb_state *st, int echo) {
   fault f = fault_of(L);
   if (st->rank == 0) {
-    mpb_fault_record_value(st, 0, f.text, f.tlen, f.value, f.vlen, f.job);
+    mpb_fault_record_value(st, 0, f.text, f.tlen, f.value, f.vlen, f.job, echo);
   } else {
     uint32_t tl = (uint32_t)(f.tlen > UINT32_MAX ? UINT32_MAX : f.tlen);
     char *body = malloc(4 + tl + f.vlen);
@@ -85,16 +86,16 @@ static void fault_report(lua_State *L, mpb_state *st) {
       memcpy(body, &tl, 4);
       memcpy(body + 4, f.text, tl);
       if (f.vlen) memcpy(body + 4 + tl, f.value, f.vlen);
-      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, body, 4 + tl + f.vlen);
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, echo, f.job, body, 4 + tl + f.vlen);
     } else {
-      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, 0, f.job, &tl, 0);
+      mpb_ctl_send(st, 0, MPB_CTL_FAULT, st->task, echo, f.job, &tl, 0);
     }
     free(body);
   }
   lua_pop(L, 1); /* fault_of's string */
   free(f.value);
   st->faulted = 1;
-  snprintf(st->where, sizeof st->where, "faulted");
+  snprintf(st->where, sizeof st->where, echo ? "faulted: an echo of another rank's failure" : "faulted");
   if (st->rank == 0 && !st->aborting) mpb_abort_begin(st);
 }
 
@@ -107,7 +108,10 @@ static void fault_report(lua_State *L, mpb_state *st) {
 static int task_msgh(lua_State *L) {
   if (mpb_is_abort(L, 1)) return 1;
   mpb_state *st = mpb_get(L);
-  int first = !st->faulted && !st->aborting;
+  /* a rank's own failure of a collective step is its report even when the
+  ** abort that another member's echo of it started came first */
+  int kind = mpb_error_kind(L, 1), echo = kind == MPB_ERR_ECHO;
+  int first = !st->faulted && (!st->aborting || kind == MPB_ERR_OWN);
   if (first) {
     lua_pushvalue(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, FAULT_VALUE);
@@ -117,7 +121,7 @@ static int task_msgh(lua_State *L) {
   if (lua_type(L, -1) == LUA_TSTRING) /* unnamed C frames are the runtime's */
     luaL_gsub(L, lua_tostring(L, -1), "\n\t[C]: in ?", "");
   if (first) {
-    fault_report(L, st);
+    fault_report(L, st, echo);
     lua_pushboolean(L, 1);
     lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
   }
@@ -134,7 +138,7 @@ static void after_fault(lua_State *L, mpb_state *st) {
   lua_setfield(L, LUA_REGISTRYINDEX, FAULT_EARLY);
   if (!st->faulted) {
     if (mpb_is_abort(L, -1) || st->aborting) return;
-    fault_report(L, st);
+    fault_report(L, st, 0);
     return;
   }
   /* a wait the abort stopped after the fault says where it was (wait.c) */
@@ -278,6 +282,7 @@ static void task_reset(mpb_state *st, int64_t task) {
   mpb_tasks_of(st)->first.msg = mpb_tasks_of(st)->first.value = NULL;
   mpb_tasks_of(st)->first.vlen = 0;
   mpb_tasks_of(st)->first.job = 0;
+  mpb_tasks_of(st)->first.echo = 0;
   mpb_inbox_clear(st, 0);
   mpb_where_reset(st);
 }

@@ -26,6 +26,7 @@ typedef struct mpb_fault {
   char *value;       /* malloc'ed: the error value, wire-encoded (NULL: not sent) */
   size_t vlen;
   int64_t job;       /* the map job that raised it (0: none) */
+  int echo;          /* an echo of another rank's failure (chan/state.h: MPB_ERR_ECHO) */
 } mpb_fault;
 #define MPB_DEADLOCK (-2)
 #define MPB_INTERRUPTED (-3)
@@ -103,12 +104,13 @@ void mpb_resync(lua_State *L, mpb_state *st);
 void mpb_resync_handlers(mpb_state *st);
 /* Free what the resync keeps (the tasks' __gc). */
 void mpb_resync_close(mpb_tasks *tk);
-/* Rank 0: record a fault (first one wins); msg copied. */
+/* Rank 0: record a fault (the first one wins, but a rank's own error wins
+** over an echo of it); msg copied. */
 void mpb_fault_record(mpb_state *st, int rank, const char *msg, size_t len);
-/* The same with the error value (wire-encoded, vlen bytes, copied) and the
-** map job that raised it (0: none). */
+/* The same with the error value (wire-encoded, vlen bytes, copied), the
+** map job that raised it (0: none) and whether it is an echo. */
 void mpb_fault_record_value(mpb_state *st, int rank, const char *msg, size_t len,
-                            const char *value, size_t vlen, int64_t job);
+                            const char *value, size_t vlen, int64_t job, int echo);
 /* Rank 0: start the abort of the current task. */
 void mpb_abort_begin(mpb_state *st);
 /* Rank 0: push the error of the last abort (an mp.TaskError: fields text,

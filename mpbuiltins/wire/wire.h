@@ -66,6 +66,24 @@ int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx,
                     char *err, size_t errlen);
 /* bidx: stack index of b's userdata (external segments are anchored there). */
 
+/* A body built an item (a few values) at a time, each item encoded as it is
+** added and apart from the others, as if it were sent alone: no item refers
+** to another's tables or functions (a table two items hold travels in
+** each), and one changed after its item was added travels as it was then.
+** open: the format byte and room for the count (-1: out of memory); add:
+** the n values at first.. (0, or -1 with err saying what could not be sent
+** and where inside its value: "cannot send a thread (at [3].x)", b as it
+** was); close: the count written. The body is an ordinary one. */
+typedef struct mpb_wire_items {
+  size_t count_at, base;  /* where the count goes, where the body starts */
+  uint32_t count;         /* values so far */
+  lua_Integer nextid;     /* the next object's number (numbered through the body) */
+} mpb_wire_items;
+int mpb_wire_items_open(mpb_wbuf *b, mpb_wire_items *it);
+int mpb_wire_items_add(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, mpb_wire_items *it,
+                       char *err, size_t errlen);
+void mpb_wire_items_close(mpb_wbuf *b, const mpb_wire_items *it);
+
 /* Decode a whole message body, pushing its values; returns their count, or -1
 ** with a message in err ("truncated string at byte 17") and nothing pushed.
 ** owner_idx: stack index of a Lua value owning `buf` (typed arrays become
@@ -116,5 +134,11 @@ void mpb_wbuf_reset(lua_State *L, mpb_wbuf *b, int bidx);
 ** sent if modules were loaded since it was built (tasks call it as they
 ** start: it costs a walk over package.loaded). */
 void mpb_wire_names_check(lua_State *L);
+/* Mark the Lua functions that are fields of the table at tidx as the
+** runtime's own, defined by its compiled-in chunks: where they are a
+** module's fields, they travel by name as its C functions do. The runtime
+** calls it on the modules it makes, before any user code runs; nothing
+** else makes a function the runtime's own (not its chunk's name). */
+void mpb_wire_own(lua_State *L, int tidx);
 
 #endif

@@ -36,7 +36,8 @@ typedef struct Enc {
   const void *G;       /* the sender's globals, looked up on first table */
   int names;           /* stack slot: the name cache (wire_names.c), from the first table */
   int depth;
-  int valno;           /* 1-based number of the top-level value */
+  int valno;           /* 1-based number of the top-level value; 0: an item's
+                          value (mpb_wire_items_add), said by its path alone */
   int rebuilt;         /* the C function name cache was refreshed */
   int nstep;
   Step step[MPB_WIRE_MAXDEPTH + 4];
@@ -100,8 +101,10 @@ static int fail(Enc *e, const char *what) {
     }
     if (w > 0) n = n + (size_t)w < sizeof path ? n + (size_t)w : sizeof path - 1;
   }
-  if (e->errlen > 0)
+  if (e->errlen > 0 && e->valno)
     snprintf(e->err, e->errlen, "%s (at value #%d%s%s)", what, e->valno, n ? " " : "", path);
+  else if (e->errlen > 0)
+    snprintf(e->err, e->errlen, n ? "%s (at %s)" : "%s", what, path);
   return -1;
 }
 
@@ -417,15 +420,20 @@ static int encode(Enc *e, int idx) {
   }
 }
 
-int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, char *err,
-                    size_t errlen) {
+/* The n values at first.. onto b, whose body starts at logical offset base
+** (arrays are aligned from there) and has numbered *nextid - 1 objects so far
+** (the decoder numbers them through the body); header: the format byte and
+** the count first; items: say where a value is from its own path. On
+** failure b is as it was. */
+static int encode_values(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, size_t base,
+                         lua_Integer *nextid, int header, int items, char *err, size_t errlen) {
   Enc e;
   first = lua_absindex(L, first);
   e.L = L;
   e.b = b;
   e.bidx = lua_absindex(L, bidx);
-  e.nextid = 1;
-  e.base = b->len + b->extlen;
+  e.nextid = *nextid;
+  e.base = base;
   e.G = NULL;
   e.depth = 0;
   e.valno = 0;
@@ -450,12 +458,13 @@ int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, char 
       e.names = top + 2;
     }
   }
-  if (put_tagvar(&e, MPB_WIRE_FORMAT, (uint64_t)(n < 0 ? 0 : n))) goto bad;
+  if (header && put_tagvar(&e, MPB_WIRE_FORMAT, (uint64_t)(n < 0 ? 0 : n))) goto bad;
   for (int i = 0; i < n; i++) {
-    e.valno = i + 1;
+    e.valno = items ? 0 : i + 1;
     if (encode(&e, first + i)) goto bad;
   }
   lua_settop(L, top);
+  *nextid = e.nextid;
   return 0;
 bad:
   /* leave b as it was: a half message must never be sent */
@@ -464,4 +473,45 @@ bad:
   b->extlen = ext0;
   lua_settop(L, top);
   return -1;
+}
+
+int mpb_wire_encode(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, char *err,
+                    size_t errlen) {
+  lua_Integer nextid = 1;
+  return encode_values(L, first, n, b, bidx, b->len + b->extlen, &nextid, 1, 0, err, errlen);
+}
+
+/* ---------------------------------------------------------------- items */
+/* The count goes in ITEMS_COUNT bytes, continuation bits set but in the
+** last (a varint the decoder reads as any), written when the body ends. */
+#define ITEMS_COUNT 3
+#define ITEMS_MAX ((1u << (7 * ITEMS_COUNT)) - 1)
+
+int mpb_wire_items_open(mpb_wbuf *b, mpb_wire_items *it) {
+  it->base = b->len + b->extlen;
+  it->count = 0;
+  it->nextid = 1;
+  char *d = mpb_wbuf_reserve(b, 1 + ITEMS_COUNT);
+  if (!d) return -1;
+  d[0] = MPB_WIRE_FORMAT;
+  it->count_at = b->len + 1;
+  b->len += 1 + ITEMS_COUNT;
+  return 0;
+}
+
+int mpb_wire_items_add(lua_State *L, int first, int n, mpb_wbuf *b, int bidx, mpb_wire_items *it,
+                       char *err, size_t errlen) {
+  if ((uint64_t)it->count + (uint64_t)n > ITEMS_MAX) {
+    snprintf(err, errlen, "more than %u values in one message", ITEMS_MAX);
+    return -1;
+  }
+  if (encode_values(L, first, n, b, bidx, it->base, &it->nextid, 0, 1, err, errlen)) return -1;
+  it->count += (uint32_t)n;
+  return 0;
+}
+
+void mpb_wire_items_close(mpb_wbuf *b, const mpb_wire_items *it) {
+  char *d = b->data + it->count_at;
+  for (int k = 0; k < ITEMS_COUNT; k++)
+    d[k] = (char)(((it->count >> (7 * k)) & 0x7f) | (k + 1 < ITEMS_COUNT ? 0x80 : 0));
 }

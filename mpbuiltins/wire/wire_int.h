@@ -38,6 +38,8 @@ enum {
 
 /* Registry key of the C function / module table -> name cache (wire_names.c). */
 #define MPBW_CNAMES "mp.wire.cnames"
+/* Registry key of the set of the runtime's own Lua functions (mpb_wire_own). */
+#define MPBW_OWN "mp.wire.own"
 
 /* Push the name under which the C function at idx (or a Lua function that
 ** is a C module's own: wire_names.c) can be sent, or return 0

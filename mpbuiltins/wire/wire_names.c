@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
 ** wire_names.c: C functions travel by name, and so do the Lua functions
-** that a C module's own compiled-in chunk defined (mp.mpi.Allreduce). The sender looks a C function up
+** that the runtime's own compiled-in chunks defined (mp.mpi.Allreduce, marked
+** by mpb_wire_own as the runtime made its modules). The sender looks a C function up
 ** in a reverse table (function -> name) built lazily by walking _G and
 ** package.loaded one level deep, cached in the registry (weak keys, so an
 ** unloaded module's functions can go). The receiver resolves the name in its
@@ -29,19 +30,44 @@
 #include "lauxlib.h"
 #include "wire/wire_int.h"
 
-/* Whether the Lua function on top is the module prefix's own, defined by a
-** chunk compiled into the program under its name ("=mp.mpi" for mp.mpi,
-** "=mp.map" for mp): it travels by name as the module's C functions do (its
-** upvalues are the module's state); a function a user put in the module
-** (chunks "@file", "=stdin") is copied. */
+/* Whether the Lua function on top is the runtime's own: one the runtime
+** marked as it made its modules (mpb_wire_own), before any user code ran.
+** It travels by name as the module's C functions do (its upvalues are the
+** module's state). Its chunk's name proves nothing: a user's chunk can be
+** named "=mp.mpi" too, and a function a user put in a module is copied. */
 static int module_own(lua_State *L, const char *prefix) {
-  lua_Debug ar;
-  if (!prefix) return 0;
-  lua_pushvalue(L, -1); /* (popped by lua_getinfo) */
-  if (!lua_getinfo(L, ">S", &ar) || ar.source[0] != '=') return 0;
-  size_t n = strcspn(prefix, ".");
-  return strncmp(ar.source + 1, prefix, n) == 0 &&
-         (ar.source[1 + n] == '.' || ar.source[1 + n] == '\0');
+  if (!prefix || lua_getfield(L, LUA_REGISTRYINDEX, MPBW_OWN) != LUA_TTABLE) {
+    if (prefix) lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushvalue(L, -2);
+  int own = lua_rawget(L, -2) != LUA_TNIL;
+  lua_pop(L, 2);
+  return own;
+}
+
+void mpb_wire_own(lua_State *L, int tidx) {
+  tidx = lua_absindex(L, tidx);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, MPBW_OWN) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, MPBW_OWN);
+  }
+  lua_pushnil(L);
+  while (lua_next(L, tidx)) {
+    if (lua_type(L, -1) == LUA_TFUNCTION && !lua_iscfunction(L, -1)) {
+      lua_pushboolean(L, 1);
+      lua_rawset(L, -4);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
 }
 
 /* Add table[k] = prefix.k for every C function field of the table at tidx

@@ -631,3 +631,54 @@ Test(wire, modules_by_name) {
                NULL);
   xcheck_setup(sender, "", "", "module 'my.mod' (sent by name) is not loaded here");
 }
+
+/* ienc(k, ...) -> a body built of items of k values each (the last may have
+** fewer) | nil, err */
+static int l_ienc(lua_State *L) {
+  int k = (int)luaL_checkinteger(L, 1), n = lua_gettop(L) - 1;
+  char err[256];
+  mpb_wbuf *b = mpb_wbuf_push(L);
+  int bidx = lua_gettop(L);
+  mpb_wire_items it;
+  cr_assert_eq(mpb_wire_items_open(b, &it), 0);
+  for (int i = 0; i < n; i += k) {
+    if (mpb_wire_items_add(L, 2 + i, k < n - i ? k : n - i, b, bidx, &it, err, sizeof err)) {
+      lua_pushnil(L);
+      lua_pushstring(L, err);
+      return 2;
+    }
+    cr_assert_eq(lua_gettop(L), bidx, "an item left the stack unbalanced");
+  }
+  mpb_wire_items_close(b, &it);
+  char *flat = lua_newuserdatauv(L, b->len + b->extlen + 1, 0);
+  mpb_wbuf_flatten(b, flat);
+  lua_pushlstring(L, flat, b->len + b->extlen);
+  return 1;
+}
+
+/* A body of items: each item's objects are its own (a table two items hold
+** arrives twice; references inside an item stay references), large arrays
+** stay aligned, and what cannot travel is said from inside its value. */
+Test(wire, items) {
+  lua_State *L = newstate();
+  lua_register(L, "ienc", l_ienc);
+  run(L, "local T = {x = 1}; T.me = T\n"
+         "local A = mp.array('f64', 1000):fill(3)\n"
+         "local s = assert(ienc(2, 'a', T, 'b', {T, T}, 'c', A, 'd', A))\n"
+         "for _, zero in ipairs({true, false}) do\n"
+         "  local r = table.pack(dec(s, zero))\n"
+         "  assert(r[1] and r.n == 9, r[2])\n"
+         "  local t1, t2, a1, a2 = r[3], r[5], r[7], r[9]\n"
+         "  assert(r[2] == 'a' and r[4] == 'b' and r[6] == 'c' and r[8] == 'd')\n"
+         "  assert(t1.me == t1 and t1.x == 1 and t2[1] == t2[2] and t2[1] ~= t1)\n"
+         "  assert(t2[1].me == t2[1] and a1 ~= a2 and a1:sum() == 3000 and a2:sum() == 3000)\n"
+         "end\n"
+         "local one = table.pack(dec(assert(enc('a', T, 'b', T))))\n"
+         "assert(one[3] == one[5], 'one encoding shares what items do not')\n"
+         "assert(select(2, dec(assert(ienc(1))) ) == nil)\n"
+         "local s, err = ienc(2, 1, {2, {coroutine.create(print)}})\n"
+         "assert(s == nil and err == 'cannot send a thread (at [2][1])', err)\n"
+         "s, err = ienc(1, coroutine.create(print))\n"
+         "assert(s == nil and err == 'cannot send a thread', err)\n");
+  lua_close(L);
+}
