@@ -97,12 +97,15 @@ static void end_process(lua_State *L, int status, int close) {
   mpb_state *st = mpb_get(L);
   int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st) && mpb_finalize_may_hang();
   st->no_finalize = fast;
+  st->ends_process = 1;
   if (close) lua_close(L); /* the runtime's own finalizer stops it */
   else mpb_stop(L);
   fflush(NULL);
   if (fast) _exit(status);
   exit(status);
 }
+
+void host_end_process(lua_State *L, int status) { end_process(L, status, 0); }
 
 /* os.exit on rank 0 ends every rank: stop a running task, tell the workers.
 ** Also a stock lua5.4's os.exit once `mp` has started the runtime there
