@@ -269,6 +269,7 @@ int mplua_serve(lua_State *L, double timeout) {
       ** as every rank does in the mplua program (the host's code after the
       ** step would wait for a rank that has gone) */
       if (status != RELEASE) host_end_process(L, status);
+      st->exit_seen = 0; /* a release, not the job's end */
       if (MPI_Barrier(ss->comm) != MPI_SUCCESS) return -1;
     }
     if (f & F_END) {
