@@ -23,6 +23,7 @@
 #include "chan/start.h"
 #include "chan/wait.h"
 #include "chan/wake.h"
+#include "wire/wire.h"
 #include "wire/wire_lstr.h"
 
 /* ------------------------------------------------------------ start-up */
@@ -208,5 +209,8 @@ void mpb_stop(lua_State *L) {
   }
   mpb_sends_free(st);
   free_tables(st);
+  /* a buffer made by a task in a finalizer at lua_close is never finalized
+  ** (Lua registers no finalizer while closing) */
+  if (st->wscratch) mpb_wbuf_release(st->wscratch);
   st->L = NULL;
 }
