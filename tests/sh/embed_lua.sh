@@ -69,6 +69,16 @@ printf 'mp.exec(function() return 1 end)\nos.exit(3)\n' >in
 exits "os.exit(3) at the prompt of -l mp.auto" 3 -l mp.auto -i
 : >in
 
+# a finalizer of an object older than `mp` runs after the runtime has
+# stopped (MPI finalized): a task it starts fails clearly (MPICH refused the
+# MPI call after MPI_Finalize and the program exited with 1)
+"$MPIEXEC" -n "$N" lua5.4 -e 'KEEP = setmetatable({}, {__gc = function()
+    if mp.rank == 0 then print(pcall(mp.exec, function() return 1 end)) end end})' \
+  -l mp -e 'if mp.rank > 0 then return mp.serve() end' >out 2>err ||
+  fail "a task after the runtime stopped: exit status $?"
+[ "$(cat out)" = "false	mp.exec: [rank 0/$N] the program has ended: the other ranks have left and run no more tasks" ] ||
+  { cat out >&2; fail "a task after the runtime stopped"; }
+
 # ad alone, no MPI: mp is not loaded and no MPI library call is made
 lua5.4 -e 'local ad = require "ad"
   local v, g = ad.grad(function(p) return ad.sum(p * p) end, {3})
