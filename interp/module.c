@@ -84,6 +84,14 @@ static void start(lua_State *L) {
   lua_setmetatable(L, -2);
   lua_setfield(L, LUA_REGISTRYINDEX, "mplua.module");
   host_add_libdir(L, 1);
+  if (mpb_get(L)->rank == 0) { /* lua's os.exit would end rank 0 alone */
+    lua_getglobal(L, "os");
+    if (lua_istable(L, -1)) {
+      lua_pushcfunction(L, host_leader_exit);
+      lua_setfield(L, -2, "exit");
+    }
+    lua_pop(L, 1);
+  }
   /* `ad` comes with mp, as in the mplua program */
   luaL_requiref(L, "ad", mpb_open_ad, 1);
   lua_pop(L, 1);

@@ -96,6 +96,7 @@ static void end_process(lua_State *L, int status, int close) {
   mpb_state *st = mpb_get(L);
   int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st) && mpb_finalize_may_hang();
   st->no_finalize = fast;
+  st->ends_process = 1;
   if (close) lua_close(L); /* the runtime's own finalizer stops it */
   else mpb_stop(L);
   fflush(NULL);
@@ -103,8 +104,12 @@ static void end_process(lua_State *L, int status, int close) {
   exit(status);
 }
 
-/* os.exit on rank 0 ends every rank: stop a running task, tell the workers. */
-static int leader_exit(lua_State *L) {
+void host_end_process(lua_State *L, int status) { end_process(L, status, 0); }
+
+/* os.exit on rank 0 ends every rank: stop a running task, tell the workers.
+** Also a stock lua5.4's os.exit once `mp` has started the runtime there
+** (module.c): lua's own would leave the workers waiting and MPI running. */
+int host_leader_exit(lua_State *L) {
   int status;
   if (lua_isboolean(L, 1)) status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
   else status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
@@ -117,8 +122,8 @@ static int leader_exit(lua_State *L) {
   fflush(stdout);
   mpb_task_exit(st, status);
   const policy *pol = get_policy(L);
-  if (close && pol && !(pol->out & MPLUA_OUT_SIGNALS)) { /* as lua: __close handlers and
-    ** finalizers run (workers are gone) */
+  if (close && !(pol && (pol->out & MPLUA_OUT_SIGNALS))) { /* as lua: __close handlers
+    ** and finalizers run (workers are gone) */
     signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
     signal(SIGUSR1, SIG_IGN);
   }
@@ -214,7 +219,7 @@ static int open_all(lua_State *L) {
   st->host.warn = warn_stderr;
   if (st->rank == 0 || (c->out & MPLUA_OUT_EXIT)) {
     lua_getglobal(L, "os");
-    lua_pushcfunction(L, (c->out & MPLUA_OUT_EXIT) ? no_exit : leader_exit);
+    lua_pushcfunction(L, (c->out & MPLUA_OUT_EXIT) ? no_exit : host_leader_exit);
     lua_setfield(L, -2, "exit");
     lua_pop(L, 1);
   }

@@ -265,10 +265,11 @@ int mplua_serve(lua_State *L, double timeout) {
   } else {
     if (f & F_RUN) {
       int status = mplua_worker(L);
-      if (status != RELEASE) { /* rank 0 closed (os.exit in a command) */
-        ss->ended = 1;
-        return 1;
-      }
+      /* os.exit in a command ended rank 0's process: this one ends with it,
+      ** as every rank does in the mplua program (the host's code after the
+      ** step would wait for a rank that has gone) */
+      if (status != RELEASE) host_end_process(L, status);
+      st->exit_seen = 0; /* a release, not the job's end */
       if (MPI_Barrier(ss->comm) != MPI_SUCCESS) return -1;
     }
     if (f & F_END) {

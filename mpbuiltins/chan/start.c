@@ -23,6 +23,7 @@
 #include "chan/start.h"
 #include "chan/wait.h"
 #include "chan/wake.h"
+#include "wire/wire.h"
 #include "wire/wire_lstr.h"
 
 /* ------------------------------------------------------------ start-up */
@@ -202,9 +203,14 @@ void mpb_stop(lua_State *L) {
     mpb_mpi_warn(st, MPI_Comm_free(&st->user), "freeing a communicator at exit");
     mpb_mpi_warn(st, MPI_Comm_free(&st->bulk), "freeing a communicator at exit");
     mpb_mpi_warn(st, MPI_Comm_free(&st->ccomm), "freeing a communicator at exit");
-    if (st->own_mpi) mpb_mpi_warn(st, MPI_Finalize(), "MPI_Finalize");
+    int done = 1;
+    if (st->ends_process && MPI_Finalized(&done) != MPI_SUCCESS) done = 1;
+    if (st->own_mpi || !done) mpb_mpi_warn(st, MPI_Finalize(), "MPI_Finalize");
   }
   mpb_sends_free(st);
   free_tables(st);
+  /* a buffer made by a task in a finalizer at lua_close is never finalized
+  ** (Lua registers no finalizer while closing) */
+  if (st->wscratch) mpb_wbuf_release(st->wscratch);
   st->L = NULL;
 }

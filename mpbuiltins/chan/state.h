@@ -102,6 +102,9 @@ typedef struct mpb_state {
   int use_mpi, own_mpi;
   unsigned out;      /* MPB_OUT_* bits the host asked for */
   int no_finalize;   /* the host ends the process itself: stop without MPI_Finalize */
+  int ends_process;  /* os.exit: the process ends after the stop, so MPI is finalized even
+                     ** where the host started it (no one else can; a rank that leaves
+                     ** without it is taken by the launcher for a crash) */
   int rank, size;
   MPI_Comm base;     /* the host's communicator (MPI_COMM_WORLD by default) */
   MPI_Comm ctl;      /* commands and the abort protocol */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan/start.h"
 #include "tasks/tasks.h"
 #include "wire/wire.h"
 
@@ -216,14 +217,22 @@ static int mp_abort(lua_State *L) {
 }
 
 /* os.exit on a worker inside a job would leave the others waiting forever:
-** end the whole job instead, with a report. */
+** end the whole job instead, with a report. At the worker's end (a finalizer
+** run after rank 0's exit notice came, or once the runtime has stopped) the
+** job is over: this process ends as lua's would, MPI finalized. */
 static int worker_exit(lua_State *L) {
   mpb_state *st = mpb_get(L);
   int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1)
                                    : (int)luaL_optinteger(L, 1, 0);
   fflush(stdout);
-  fprintf(stderr, "mplua: rank %d/%d called os.exit(%d) in a task: ending the job\n",
-          st->rank, st->size, status);
+  if (!st->in_task && (st->exit_seen || !st->L)) {
+    st->ends_process = 1;
+    mpb_stop(L);
+    fflush(NULL);
+    exit(status);
+  }
+  fprintf(stderr, "mplua: rank %d/%d called os.exit(%d) %s: ending the job\n", st->rank,
+          st->size, status, st->in_task ? "in a task" : "while the job runs");
   mpb_abort_job(st->base, status ? status : 1);
   return 0;
 }

@@ -307,7 +307,9 @@ int mpb_task_run(lua_State *L, mpb_state *st, int op, int n, const char *fname) 
   if (st->in_task)
     return luaL_error(L, "mp.%s: " MPB_RANKFMT " cannot start a task inside a task", fname,
                       st->rank, st->size);
-  if (st->exit_seen && st->size > 1) /* a finalizer at the program's end: workers gone */
+  /* a finalizer at the program's end: workers gone, or the runtime itself
+  ** stopped (an object older than it, in a stock lua5.4) */
+  if ((st->exit_seen && st->size > 1) || !st->L)
     return luaL_error(L, "mp.%s: " MPB_RANKFMT " the program has ended: the other ranks "
                       "have left and run no more tasks", fname, st->rank, st->size);
   int base = lua_gettop(L) - n;

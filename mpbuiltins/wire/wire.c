@@ -65,11 +65,14 @@
 
 #define WBUF_MT "mp.WBuf"
 
-static int wbuf_gc(lua_State *L) {
-  mpb_wbuf *b = luaL_checkudata(L, 1, WBUF_MT);
+void mpb_wbuf_release(mpb_wbuf *b) {
   free(b->data);
   free(b->seg);
   memset(b, 0, sizeof *b);
+}
+
+static int wbuf_gc(lua_State *L) {
+  mpb_wbuf_release(luaL_checkudata(L, 1, WBUF_MT));
   return 0;
 }
 

@@ -36,6 +36,8 @@ typedef struct mpb_wbuf {
 
 /* Push a new empty buffer userdata; returns it. */
 mpb_wbuf *mpb_wbuf_push(lua_State *L);
+/* Free what b holds (b becomes empty and stays usable); its __gc does this. */
+void mpb_wbuf_release(mpb_wbuf *b);
 /* The buffer userdata at idx, or raises. */
 mpb_wbuf *mpb_wbuf_check(lua_State *L, int idx);
 /* Make room for n more bytes; returns a pointer to the free space at data+len

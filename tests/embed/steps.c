@@ -10,9 +10,13 @@
 ** rank skip ahead), that the marks are the same list on every rank (a typed
 ** task ran at the same step everywhere), and that the session ended at the
 ** same step. Prints "ready" once running, then "ok ..." lines on rank 0.
+** With the argument "exits", os.exit is left to end the job (no
+** MPLUA_OUT_EXIT): typed at rank 0, it ends every rank's process with its
+** status, MPI finalized (the host's code after the loop is not reached).
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <mpi.h>
 #include "lauxlib.h"
@@ -43,6 +47,7 @@ int main(int argc, char **argv) {
   mplua_config c;
   mplua_config_init(&c);
   c.out = MPLUA_OUT_ALL & ~MPLUA_OUT_STDIO;
+  if (argc > 1 && strcmp(argv[1], "exits") == 0) c.out &= ~MPLUA_OUT_EXIT;
   lua_State *L = mplua_open_config(&argc, &argv, &c);
   if (!L) fail("mplua_open_config");
   if (luaL_dostring(L, prelude) != LUA_OK) fail(lua_tostring(L, -1));

@@ -37,6 +37,21 @@ print("bye")'
 if [ "$N" = 2 ]; then want=$'bye\nmp.exec: [rank 0/2] the program has ended\n'; else want=$'bye\ntrue\n'; fi
 check "a task in a finalizer at the end" 4 "$want" -e "$gc"
 
+# the same task, the program then ending normally: at 1 rank it runs (its
+# message buffer, made while the state closes, is freed: LeakSanitizer)
+check "a task in a finalizer at the end, no os.exit" 0 "$want" -e "${gc%%  os.exit(4)*}
+end}) print('bye')"
+
+# a finalizer that calls os.exit at a worker's end (the job done, rank 0's
+# exit notice received) ends that process as lua would: the job's status is
+# os.exit's (at 1 rank, rank 0's finalizer's), with no report "in a task" and
+# no MPI_Abort (said so and aborted)
+wgc='mp.exec(function() if mp.rank == mp.size - 1 then
+  KEEP = setmetatable({}, {__gc = function() os.exit(5) end}) end end)
+print("end")'
+check "os.exit in a worker's finalizer at its end" 5 $'end\n' -e "$wgc"
+[ ! -s err ] || { cat err >&2; echo "FAIL ($N): os.exit in a worker's finalizer: stderr" >&2; exit 1; }
+
 # -b: statuses 0 and 1
 printf 'print("batch ok")\n' >ok.lua
 check "-b success" 0 $'batch ok\n' -b ok.lua

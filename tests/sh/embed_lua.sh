@@ -39,6 +39,46 @@ if [ "$N" -gt 1 ]; then
   ! grep -q "WARN\|not matched" err || fail "a task for ended workers: a warning at exit"
 fi
 
+# os.exit(n) on rank 0 ends every rank with n, as the mplua program's does:
+# at the top level, typed at lua's prompt, in a finalizer at the end (lua's
+# own os.exit left the workers waiting and MPI unfinalized: hydra reported a
+# BAD TERMINATION with status 9, at 3 ranks and more most runs), without the
+# idiom, and with `true` (the state closed first). Two runs each: the
+# launcher's view of rank 0's end is a race.
+# exits WHAT CODE LUA-ARGS...: every run exits with CODE, nothing on stdout
+# but the program's, no launcher report
+exits() {
+  local what=$1 code=$2 i status
+  shift 2
+  for i in 1 2; do
+    status=0
+    "$MPIEXEC" -n "$N" lua5.4 "$@" <in >out 2>err || status=$?
+    [ "$status" = "$code" ] || { cat out >&2; fail "$what: exit status $status, not $code"; }
+    ! grep -q "BAD TERMINATION\|WARN\|not matched" out err || { cat out >&2; fail "$what: a launcher report"; }
+  done
+}
+serve='local mp = require "mp"
+if mp.rank > 0 then return mp.serve() end
+mp.exec(function() return 1 end)'
+: >in
+exits "os.exit(3) after mp.serve()" 3 -e "$serve os.exit(3)"
+exits "os.exit(3, true) after mp.serve()" 3 -e "$serve os.exit(3, true)"
+exits "os.exit(3) in a finalizer at the end" 3 -e "$serve setmetatable({}, {__gc = function() os.exit(3) end})"
+exits "os.exit(3) without mp.serve()" 3 -l mp -e 'if mp.rank == 0 then os.exit(3) end'
+printf 'mp.exec(function() return 1 end)\nos.exit(3)\n' >in
+exits "os.exit(3) at the prompt of -l mp.auto" 3 -l mp.auto -i
+: >in
+
+# a finalizer of an object older than `mp` runs after the runtime has
+# stopped (MPI finalized): a task it starts fails clearly (MPICH refused the
+# MPI call after MPI_Finalize and the program exited with 1)
+"$MPIEXEC" -n "$N" lua5.4 -e 'KEEP = setmetatable({}, {__gc = function()
+    if mp.rank == 0 then print(pcall(mp.exec, function() return 1 end)) end end})' \
+  -l mp -e 'if mp.rank > 0 then return mp.serve() end' >out 2>err ||
+  fail "a task after the runtime stopped: exit status $?"
+[ "$(cat out)" = "false	mp.exec: [rank 0/$N] the program has ended: the other ranks have left and run no more tasks" ] ||
+  { cat out >&2; fail "a task after the runtime stopped"; }
+
 # ad alone, no MPI: mp is not loaded and no MPI library call is made
 lua5.4 -e 'local ad = require "ad"
   local v, g = ad.grad(function(p) return ad.sum(p * p) end, {3})

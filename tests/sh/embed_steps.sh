@@ -46,4 +46,18 @@ grep -q '^paused same:	true$' out || fail "a typed task saw different steps (pau
 grep -q "^ok 8 marks at the same steps on $N ranks" out || fail "marks"
 grep -q '^ok ended together after [0-9]* steps (some paused)' out || fail "end"
 [ ! -s err ] || fail "stderr is not empty"
-echo "ok ($N): $(grep '^ok ended' out)"
+
+# os.exit typed while the loop runs ends every rank's process with its status
+# (the host let it: no MPLUA_OUT_EXIT), MPI finalized although the host started
+# it. Rank 0 left without MPI_Finalize, and the workers went on into the
+# host's collectives with it: hydra's BAD TERMINATION, status 9, or a hang.
+ended="$(sed -n 's/^ok ended/&/p' out)"
+for i in 1 2; do
+  status=0
+  printf 'mark()\nos.exit(3)\n' | "$MPIEXEC" -n "$N" "$prog" exits >out 2>err || status=$?
+  [ "$status" = 3 ] || fail "os.exit(3) typed: exit status $status"
+  ! grep -q "BAD TERMINATION\|^ok" out || fail "os.exit(3) typed: a launcher report or the host's end"
+  # (LeakSanitizer's list of suppressions used may be on stderr)
+  ! grep -q "FAIL\|Abort\|WARN\|not matched\|MPI routine" err || fail "os.exit(3) typed: stderr"
+done
+echo "ok ($N): $ended; os.exit ends every rank"
