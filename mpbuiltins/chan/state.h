@@ -148,6 +148,7 @@ typedef struct mpb_state {
   uint64_t any_looks; /* queued messages and queues looked at from any source (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
+  struct mpb_want *want; /* the receive that polls for its message, or NULL (mailbox.h) */
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);
   /* An upper layer's name for a wait of L that one of its calls written in

@@ -180,13 +180,19 @@ static mpb_msg *find_any(mpb_state *st, const mpb_comm *c, int chan) {
   return gave_up ? by_member(st, c, chan) : m;
 }
 
+/* m, out of the mailbox, is taken by a receive on chan. */
+static mpb_msg *taken(mpb_state *st, mpb_msg *m, int chan) {
+  mpb_trace_taken(st, m);
+  if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+  return m;
+}
+
 mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
   mpb_msg *m = src < 0 ? find_any(st, c, chan)
                       : scan(st, mpb_inbox(st, chan, c->ranks[src]), c->id);
   if (m && take) {
     mpb_inbox_take(st, m);
-    mpb_trace_taken(st, m);
-    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+    taken(st, m, chan);
   }
   return m;
 }
@@ -202,8 +208,13 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
                        const char *fname) {
   mpb_msg *m = mpb_comm_peek(st, c, chan, src, 1);
   if (m) return m;
-  mpb_poll_ctl(st, 0); /* user messages only: the wait looks at the control channel */
-  if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
+  /* user messages only: the wait looks at the control channel */
+  if (src >= 0) { /* none queued: the one that arrives first is handed over */
+    if ((m = mpb_poll_for(st, chan, c->ranks[src], c->id))) return taken(st, m, chan);
+  } else {
+    mpb_poll_ctl(st, 0);
+    if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
+  }
   if ((src >= 0 && c->ranks[src] == st->rank) || c->size == 1)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
