@@ -496,7 +496,7 @@ void mpb_arrivals_free(mpb_state *st) {
 }
 
 /* ---------------------------------------------------------------- poll */
-int mpb_poll_ctl(mpb_state *st, int ctl) {
+static inline int poll(mpb_state *st, int ctl) {
   if (!st->use_mpi) return 0;
   int events = 0;
   if (ctl) events += probe(st, 1);
@@ -506,12 +506,14 @@ int mpb_poll_ctl(mpb_state *st, int ctl) {
   return events;
 }
 
-int mpb_poll(mpb_state *st) { return mpb_poll_ctl(st, 1); }
+int mpb_poll_ctl(mpb_state *st, int ctl) { return poll(st, ctl); }
+
+int mpb_poll(mpb_state *st) { return poll(st, 1); }
 
 mpb_msg *mpb_poll_for(mpb_state *st, int chan, int src, uint32_t comm) {
   mpb_want w = {chan, src, comm, NULL};
   st->want = &w; /* nothing in a poll raises: a failure ends the job or is noted */
-  mpb_poll_ctl(st, 0);
+  poll(st, 0);
   st->want = NULL;
   return w.got;
 }

@@ -43,7 +43,7 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   m->seq = ++st->seq;
   st->arrival_log[m->seq % MPB_ARRIVAL_LOG].chan = m->chan;
   st->arrival_log[m->seq % MPB_ARRIVAL_LOG].src = m->src;
-  if (st->on_arrival && st->on_arrival(st, m)) return;
+  if ((st->arrival_chans >> m->chan & 1) && st->on_arrival && st->on_arrival(st, m)) return;
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
   mpb_want *w = st->want;
   if (w && !w->got && m->chan == w->chan && m->src == w->src && h.comm == w->comm &&

@@ -148,6 +148,8 @@ typedef struct mpb_state {
   uint64_t any_looks; /* queued messages and queues looked at from any source (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
+  uint32_t arrival_chans; /* bit 1 << chan: on_arrival may take that channel's messages now
+                             (the layers that register it say so); the others pass it by */
   struct mpb_want *want; /* the receive that polls for its message, or NULL (mailbox.h) */
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);

@@ -154,6 +154,7 @@ static int arrived(mpb_state *st, mpb_msg *m) {
 void mpb_winlock_open(mpb_state *st, mpb_wins *ws) {
   ws->next_hook = st->on_arrival;
   st->on_arrival = arrived;
+  st->arrival_chans |= 1u << MPB_CH_RMA;
 }
 
 /* ------------------------------------------------------ the origin */

@@ -138,13 +138,7 @@ void mpb_comm_pushworld(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
 }
 
-/* ------------------------------------------------------ sending, taking */
-void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
-                   struct mpb_wbuf *b, int last, uint64_t ids[2]) {
-  mpb_uhdr h = {0, c->id, 0, 0, 0};
-  mpb_send(L, st, c->ranks[r], chan, b, last, &h, ids);
-}
-
+/* -------------------------------------------------------------- taking */
 /* First message of comm id in q (of the current task). */
 static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id) {
   for (mpb_msg *m = q->head; m; m = m->next) {

@@ -50,11 +50,15 @@ typedef struct mpb_req {
 static const char *const state_names[] = {"pending", "complete", "used"};
 
 /* ---------------------------------------------------------- posted list */
+/* The channels whose arrivals req_arrived looks at while irecvs are posted. */
+#define POSTED_CHANS ((1u << MPB_CH_USER) | (1u << MPB_CH_CUSER))
+
 static void post(mpb_state *st, mpb_req *r) {
   mpb_req *h = mpb_p2p_of(st)->posted;
   if (!h) {
     r->prev = r->next = r;
     mpb_p2p_of(st)->posted = r;
+    st->arrival_chans |= POSTED_CHANS;
   } else { /* append: h->prev is the tail */
     r->prev = h->prev;
     r->next = h;
@@ -68,6 +72,7 @@ static void unpost(mpb_state *st, mpb_req *r) {
   if (!r->posted) return;
   if (r->next == r) {
     mpb_p2p_of(st)->posted = NULL;
+    st->arrival_chans &= ~POSTED_CHANS;
   } else {
     r->prev->next = r->next;
     r->next->prev = r->prev;
