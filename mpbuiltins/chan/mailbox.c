@@ -47,7 +47,7 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
   mpb_want *w = st->want;
   if (w && !w->got && m->chan == w->chan && m->src == w->src && h.comm == w->comm &&
-      h.task == st->task) {
+      h.task == st->task && !mpb_inbox(st, m->chan, m->src)->head) {
     w->got = m;
     return;
   }

@@ -55,10 +55,12 @@ mpb_msg *mpb_inbox_first(mpb_state *st, int chan, int most, mpb_accept_fn ok, co
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
 /* A receive that polls for the next message on chan from src (world rank)
 ** of communicator comm in the current task, when none is queued
-** (st->want, for the length of one poll: mpb_poll_for): the first such
-** message to arrive is handed to it in got, arrived (counted, traced, past
-** the arrival hook) but not queued, so not searched for and taken out
-** again. It is the one the receive would have found first. */
+** (st->want, for the length of one poll: mpb_poll_for, and its wait's
+** polls through its mpb_waitdesc): such a message that arrives while
+** nothing from src is queued on chan is handed to it in got, arrived
+** (counted, traced, past the arrival hook) but not queued, so not searched
+** for and taken out again. It is the one the receive would have found
+** first; once got is set, the others are queued. */
 typedef struct mpb_want {
   int chan, src;
   uint32_t comm;

@@ -191,20 +191,23 @@ mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int 
   return m;
 }
 
-typedef struct { const mpb_comm *c; int chan, src; } want;
+typedef struct { const mpb_comm *c; int chan, src; const mpb_want *got; } want;
 
 static int have(mpb_state *st, void *ud) {
   want *w = ud;
-  return mpb_comm_peek(st, w->c, w->chan, w->src, 0) != NULL;
+  return (w->got && w->got->got) || mpb_comm_peek(st, w->c, w->chan, w->src, 0) != NULL;
 }
 
 mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan, int src,
                        const char *fname) {
   mpb_msg *m = mpb_comm_peek(st, c, chan, src, 1);
   if (m) return m;
-  /* user messages only: the wait looks at the control channel */
-  if (src >= 0) { /* none queued: the one that arrives first is handed over */
-    if ((m = mpb_poll_for(st, chan, c->ranks[src], c->id))) return taken(st, m, chan);
+  /* From one sender, none queued: the message is handed over as it arrives
+  ** (chan/mailbox.h). User messages only: the wait looks at the control
+  ** channel. */
+  mpb_want got = {chan, src >= 0 ? c->ranks[src] : -1, c->id, NULL};
+  if (src >= 0) {
+    if ((m = mpb_poll_for(st, &got))) return taken(st, m, chan);
   } else {
     mpb_poll_ctl(st, 0);
     if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
@@ -212,9 +215,10 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
   if ((src >= 0 && c->ranks[src] == st->rank) || c->size == 1)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-  want w = {c, chan, src};
-  mpb_waitdesc d = {fname, src >= 0 ? c->ranks[src] : -1, c->id, 0};
+  want w = {c, chan, src, src >= 0 ? &got : NULL};
+  mpb_waitdesc d = {fname, got.src, c->id, 0, w.got ? &got : NULL};
   mpb_wait_described(L, st, have, &w, &d);
+  if (got.got) return taken(st, got.got, chan);
   return mpb_comm_peek(st, c, chan, src, 1);
 }
 

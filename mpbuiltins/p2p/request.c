@@ -268,7 +268,7 @@ static int r_wait(lua_State *L) {
     mpb_poll(st);
     if (!req_done(st, r)) {
       if (forever(st, r)) no_forever(L, st, "wait");
-      mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0};
+      mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0, NULL};
       if (r->kind == R_RECV) mpb_wait_described(L, st, ready1, r, &d);
       else mpb_wait(L, st, ready1, r, 0); /* a send completes by itself */
     }
@@ -342,7 +342,7 @@ static int waitall(lua_State *L) {
     if (!all_done(st, &a)) {
       for (lua_Integer i = a.i; i < a.n; i++)
         if (forever(st, a.v[i])) no_forever(L, st, "waitall");
-      mpb_waitdesc d = {"waitall", -1, 0, 0};
+      mpb_waitdesc d = {"waitall", -1, 0, 0, NULL};
       mpb_wait_described(L, st, all_done, &a, &d);
     }
   }
@@ -386,7 +386,7 @@ static int waitany(lua_State *L) {
     mpb_poll(st);
     if (!any_done(st, &a)) {
       if (stuck == active) no_forever(L, st, "waitany");
-      mpb_waitdesc d = {"waitany", -1, 0, 0};
+      mpb_waitdesc d = {"waitany", -1, 0, 0, NULL};
       mpb_wait_described(L, st, any_done, &a, &d);
     }
   }
