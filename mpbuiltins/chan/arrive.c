@@ -304,21 +304,28 @@ static void post_parts(mpb_state *st, mpb_arrival *a, mpb_msg *h) {
 }
 
 /* -------------------------------------------------------------- probing */
-/* Message m (whole, or the header of one in parts) is here; a: its arrival
-** record (NULL: received in the probing call). Every header is checked
-** before it is used: a message too short to hold one is not from mplua. */
-static void received(mpb_state *st, mpb_arrival *a, mpb_msg *m, int ctl) {
+/* A message too short for its header, or the header of one in parts. */
+static void received_not_whole(mpb_state *st, mpb_arrival *a, mpb_msg *m, int ctl) {
   char err[MPB_ERRLEN];
   mpb_frame f;
-  int kind = ctl ? (m->len < sizeof(mpb_chdr) ? MPB_RECV_SHORT : MPB_RECV_WHOLE)
+  int kind = ctl ? MPB_RECV_SHORT
                  : mpb_frame_classify(m->buf, m->len, (uint64_t)st->tag_ub, &f, err, sizeof err);
   if (kind == MPB_RECV_SHORT) { /* its task and channel unknown: it cannot be delivered */
     if (ctl) mpb_fatal(st, "malformed control message from rank %d (%zu bytes)", m->src, m->len);
     mpb_note(st, "malformed message from rank %d: %s (dropped)", m->src, err);
     mpb_msg_free(m);
     if (a) a->m = NULL, a->stage = A_DONE;
-  } else if (kind != MPB_RECV_WHOLE) { /* in parts (a malformed table is found there) */
+  } else { /* in parts (a malformed table is found there) */
     start_parts(st, a, m);
+  }
+}
+
+/* Message m (whole, or the header of one in parts) is here; a: its arrival
+** record (NULL: received in the probing call). Every header is checked
+** before it is used: a message too short to hold one is not from mplua. */
+static void received(mpb_state *st, mpb_arrival *a, mpb_msg *m, int ctl) {
+  if (ctl ? m->len < sizeof(mpb_chdr) : !mpb_frame_whole(m->buf, m->len)) {
+    received_not_whole(st, a, m, ctl);
   } else if (a) {
     a->stage = A_DONE;
   } else if (st->pending_from[key(st, ctl, m->src)]) { /* after its elders */
@@ -489,7 +496,7 @@ void mpb_arrivals_free(mpb_state *st) {
 }
 
 /* ---------------------------------------------------------------- poll */
-int mpb_poll_ctl(mpb_state *st, int ctl) {
+static inline int poll(mpb_state *st, int ctl) {
   if (!st->use_mpi) return 0;
   int events = 0;
   if (ctl) events += probe(st, 1);
@@ -499,4 +506,13 @@ int mpb_poll_ctl(mpb_state *st, int ctl) {
   return events;
 }
 
-int mpb_poll(mpb_state *st) { return mpb_poll_ctl(st, 1); }
+int mpb_poll_ctl(mpb_state *st, int ctl) { return poll(st, ctl); }
+
+int mpb_poll(mpb_state *st) { return poll(st, 1); }
+
+mpb_msg *mpb_poll_for(mpb_state *st, mpb_want *w) {
+  st->want = w; /* nothing in a poll raises: a failure ends the job or is noted */
+  poll(st, 0);
+  st->want = NULL;
+  return w->got;
+}

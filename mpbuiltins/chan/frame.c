@@ -68,13 +68,11 @@ int mpb_frame_parse(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, 
 
 int mpb_frame_classify(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, char *err,
                        size_t errlen) {
-  mpb_uhdr h;
-  if (len < sizeof h) {
+  if (len < sizeof(mpb_uhdr)) {
     if (errlen) snprintf(err, errlen, "%zu bytes, shorter than a message header", len);
     return MPB_RECV_SHORT;
   }
-  memcpy(&h, buf, sizeof h);
-  if (!(h.flags & MPB_UF_SPLIT)) return MPB_RECV_WHOLE;
+  if (mpb_frame_whole(buf, len)) return MPB_RECV_WHOLE;
   return mpb_frame_parse(buf, len, tag_ub, f, err, errlen) == 0 ? MPB_RECV_PARTS
                                                                 : MPB_RECV_BADFRAME;
 }

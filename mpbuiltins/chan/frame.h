@@ -14,6 +14,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "chan/msg.h"
 
 #define MPB_PART_STR ((uint64_t)1 << 63)
 #define MPB_PART_MAX ((uint64_t)1 << 24) /* parts in one message, at most */
@@ -37,6 +40,13 @@ int mpb_frame_parse(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, 
 enum { MPB_RECV_SHORT, MPB_RECV_WHOLE, MPB_RECV_PARTS, MPB_RECV_BADFRAME };
 int mpb_frame_classify(const char *buf, size_t len, uint64_t tag_ub, mpb_frame *f, char *err,
                        size_t errlen);
+/* mpb_frame_classify would say MPB_RECV_WHOLE (what nearly every message is). */
+static inline int mpb_frame_whole(const char *buf, size_t len) {
+  mpb_uhdr h;
+  if (len < sizeof h) return 0;
+  memcpy(&h, buf, sizeof h);
+  return !(h.flags & MPB_UF_SPLIT);
+}
 /* Part i of a parsed frame. */
 void mpb_frame_part(const mpb_frame *f, size_t i, size_t *at, size_t *len, int *str);
 /* The size of a header of inlen inline bytes and n parts. */

@@ -6,7 +6,8 @@
 ** order across senders (recv() takes the oldest from anyone). A message of
 ** an earlier task is dropped and counted, never delivered: tasks are
 ** isolated. A layer above may take an arriving message first
-** (st->on_arrival: posted irecvs).
+** (st->on_arrival: posted irecvs), and a receive that polls for it takes
+** it as it arrives (st->want).
 */
 #include <string.h>
 
@@ -30,7 +31,8 @@ static void queue(mpb_state *st, mpb_msg *m) {
 
 void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   int bad = m->len < sizeof(mpb_uhdr) || m->chan < 0 || m->chan >= MPB_NCHAN;
-  if (bad || mpb_msg_hdr(m).task < st->task) {
+  mpb_uhdr h = mpb_msg_hdr(m);
+  if (bad || h.task < st->task) {
     /* rank 0 counted one of a finished task job-wide (dropped_job) as it ended */
     if ((m->chan == MPB_CH_USER || m->chan == MPB_CH_CUSER) && (bad || st->rank != 0))
       st->dropped++;
@@ -41,8 +43,14 @@ void mpb_user_arrived(mpb_state *st, mpb_msg *m) {
   m->seq = ++st->seq;
   st->arrival_log[m->seq % MPB_ARRIVAL_LOG].chan = m->chan;
   st->arrival_log[m->seq % MPB_ARRIVAL_LOG].src = m->src;
-  if (st->on_arrival && st->on_arrival(st, m)) return;
+  if ((st->arrival_chans >> m->chan & 1) && st->on_arrival && st->on_arrival(st, m)) return;
   if (m->chan == MPB_CH_USER) st->user_arrivals++;
+  mpb_want *w = st->want;
+  if (w && !w->got && m->chan == w->chan && m->src == w->src && h.comm == w->comm &&
+      h.task == st->task && !mpb_inbox(st, m->chan, m->src)->head) {
+    w->got = m;
+    return;
+  }
   queue(st, m);
 }
 

@@ -53,6 +53,19 @@ mpb_msg *mpb_inbox_first(mpb_state *st, int chan, int most, mpb_accept_fn ok, co
                          int *gave_up);
 /* Queue an arrived user message, or drop it if it is stale. */
 void mpb_user_arrived(mpb_state *st, mpb_msg *m);
+/* A receive that polls for the next message on chan from src (world rank)
+** of communicator comm in the current task, when none is queued
+** (st->want, for the length of one poll: mpb_poll_for, and its wait's
+** polls through its mpb_waitdesc): such a message that arrives while
+** nothing from src is queued on chan is handed to it in got, arrived
+** (counted, traced, past the arrival hook) but not queued, so not searched
+** for and taken out again. It is the one the receive would have found
+** first; once got is set, the others are queued. */
+typedef struct mpb_want {
+  int chan, src;
+  uint32_t comm;
+  mpb_msg *got;
+} mpb_want;
 /* The channel and sender of the user message that arrived as number s
 ** (st->seq counts them): 1, or 0 when s is not among the last
 ** MPB_ARRIVAL_LOG (a waiter that fell that far behind scans its queues).

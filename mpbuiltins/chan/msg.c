@@ -22,7 +22,7 @@
 ** go back to a pool of at most POOL_MAX (msg.h's mpb_msg_new_or_reserve
 ** takes from it inline). */
 #define POOL_CAP MPB_MSG_POOL_CAP
-#define POOL_MAX 32
+#define POOL_MAX MPB_MSG_POOL_MAX
 
 /* Ask for huge pages on a large block of fresh memory. */
 static void bigmem_advise(void *p, size_t len) {
@@ -138,7 +138,7 @@ mpb_msg *mpb_msg_inline_strs(mpb_msg *m) {
   return n;
 }
 
-void mpb_msg_free(mpb_msg *m) {
+void mpb_msg_free_any(mpb_msg *m) {
   if (!m) return;
   if (m->parts || m->strs) { /* a message received in parts */
     free(m->parts);

@@ -135,8 +135,21 @@ static inline mpb_msg *mpb_msg_new_or_reserve(mpb_msg_mem *mm, size_t len) {
 ** message of len + their bytes, from plain malloc); for a reader of the
 ** raw body. Returns m, or NULL (m freed) when out of memory. */
 mpb_msg *mpb_msg_inline_strs(mpb_msg *m);
-/* Free a message and whatever parts it still owns (NULL is fine). */
-void mpb_msg_free(mpb_msg *m);
+/* Free a message and whatever parts it still owns (NULL is fine). A small
+** whole block goes back to its pool inline: every small receive frees one. */
+#define MPB_MSG_POOL_MAX 32
+void mpb_msg_free_any(mpb_msg *m);
+static inline void mpb_msg_free(mpb_msg *m) {
+  mpb_msg_mem *mm = m ? m->mem : NULL;
+  if (mm && m->cap == MPB_MSG_POOL_CAP && !m->parts && !m->strs && !m->lent && !mm->closed &&
+      mm->npool < MPB_MSG_POOL_MAX) {
+    m->next = mm->pool;
+    mm->pool = m;
+    mm->npool++;
+    return;
+  }
+  mpb_msg_free_any(m);
+}
 void mpb_queue_push(mpb_queue *q, mpb_msg *m);
 mpb_msg *mpb_queue_pop(mpb_queue *q);
 void mpb_queue_clear(mpb_queue *q);

@@ -246,13 +246,9 @@ static void send_split(lua_State *L, mpb_state *st, int dst, int chan, mpb_wbuf 
   if (rc != MPI_SUCCESS) raise_send(L, st, rc, dst);
 }
 
-void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
-              const mpb_uhdr *hdr, uint64_t ids[2]) {
-  mpb_uhdr h;
-  if (hdr) h = *hdr;
-  else memset(&h, 0, sizeof h);
-  h.task = st->task;
-  memcpy(b->data, &h, sizeof h);
+/* Every other send: in parts, to this rank, or through a copy. */
+static void send_other(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b,
+                       int last, uint64_t ids[2]) {
   uint64_t mine[2];
   int wait = ids == NULL;
   if (wait) ids = mine;
@@ -272,12 +268,6 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
     return;
   }
   size_t len = b->len + b->extlen;
-  if (!b->nseg && last && len <= DIRECT_MAX && st->zero_copy) {
-    mpb_encode_done(st, b);
-    send_direct(L, st, dst, chan, b);
-    ids[1] = st->send_ids;
-    return;
-  }
   char *buf;
   if (b->nseg) { /* the plain path: one flat copy (b may serve more destinations) */
     buf = malloc(len ? len : 1);
@@ -293,6 +283,24 @@ void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b
     luaL_error(L, "mp.send: " MPB_RANKFMT " out of memory", st->rank, st->size);
   else mpb_send_bytes(L, st, dst, chan, b->data, b->len, 0);
   ids[1] = st->send_ids;
+}
+
+void mpb_send(lua_State *L, mpb_state *st, int dst, int chan, struct mpb_wbuf *b, int last,
+              const mpb_uhdr *hdr, uint64_t ids[2]) {
+  mpb_uhdr h;
+  if (hdr) h = *hdr;
+  else memset(&h, 0, sizeof h);
+  h.task = st->task;
+  memcpy(b->data, &h, sizeof h);
+  if (b->nseg || !last || b->len + b->extlen > DIRECT_MAX || !st->zero_copy || dst == st->rank ||
+      !st->use_mpi) {
+    send_other(L, st, dst, chan, b, last, ids);
+    return;
+  }
+  if (ids) ids[0] = st->send_ids + 1;
+  mpb_encode_done(st, b);
+  send_direct(L, st, dst, chan, b);
+  if (ids) ids[1] = st->send_ids;
 }
 
 /* ---------------------------------------------------------- forwarding */

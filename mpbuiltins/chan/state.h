@@ -75,6 +75,7 @@ typedef struct mpb_waitdesc {
   const char *op;
   int peer;
   uint32_t comm, seq;
+  struct mpb_want *want; /* a receive's: its message handed over as it arrives (mailbox.h) */
 } mpb_waitdesc;
 
 typedef struct mpb_waiting {
@@ -151,6 +152,9 @@ typedef struct mpb_state {
   uint64_t any_looks; /* queued messages and queues looked at from any source (mp.stats) */
   uint64_t user_arrivals;
   mpb_arrival_fn on_arrival;
+  uint32_t arrival_chans; /* bit 1 << chan: on_arrival may take that channel's messages now
+                             (the layers that register it say so); the others pass it by */
+  struct mpb_want *want; /* the receive whose poll this is, or NULL (mailbox.h) */
   /* Rank 0 was interrupted inside a task: stop it everywhere (tasks/). */
   void (*on_interrupt)(struct mpb_state *st);
   /* An upper layer's name for a wait of L that one of its calls written in

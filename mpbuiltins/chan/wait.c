@@ -57,9 +57,19 @@ static inline int spinning(const mpb_state *st, int over, unsigned *spins) {
 ** the wait's condition. */
 typedef struct { mpb_ready ready; void *ud; } look_arg;
 
+/* A poll of a wait: the receive waited for (if the wait is one) is handed
+** its message as it arrives (mailbox.h). Only for the poll itself, which
+** raises nothing: st->want never outlives its receive. */
+static int wait_poll(mpb_state *st, int ctl) {
+  st->want = st->waiting.d ? st->waiting.d->want : NULL;
+  int ev = mpb_poll_ctl(st, ctl);
+  st->want = NULL;
+  return ev;
+}
+
 static int look_again(mpb_state *st, void *ud) {
   look_arg *a = ud;
-  return mpb_poll_ctl(st, 1) || a->ready(st, a->ud);
+  return wait_poll(st, 1) || a->ready(st, a->ud);
 }
 
 /* One step of the back-off after a poll that found nothing and the spin.
@@ -105,7 +115,7 @@ void mpb_wait(lua_State *L, mpb_state *st, mpb_ready ready, void *ud, int flags)
   int over = mpb_oversubscribed(st) && (!(flags & MPB_WAIT_HOT) || (flags & MPB_WAIT_BRIEF));
   int abortable = !(flags & MPB_WAIT_NOABORT);
   for (unsigned it = 0;; it++) {
-    int ev = mpb_poll_ctl(st, it % ctl_every == ctl_every - 1);
+    int ev = wait_poll(st, it % ctl_every == ctl_every - 1);
     if (st->gc_wanted) mpb_arrivals_collect(L, st);
     /* A signal may land at any instant: the interrupt flag is read before
     ** ready, so that a wait whose ready ends on an interrupt (an
@@ -244,7 +254,7 @@ mpb_msg *mpb_user_take(lua_State *L, mpb_state *st, int chan, int src, const cha
       if (src == st->rank || st->size == 1)
         luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                    fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-      mpb_waitdesc d = {fname, src, 0, 0};
+      mpb_waitdesc d = {fname, src, 0, 0, NULL};
       mpb_wait_described(L, st, have_msg, &a, &d);
     }
   }

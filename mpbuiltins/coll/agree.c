@@ -332,7 +332,7 @@ void mpb_coll_agree(lua_State *L, mpb_coll *x, const void *mine, size_t len, voi
   lua_settop(L, bidx - 1);
   votes_arg v = {x, 0, 0, NULL};
   if (knob) inject(L, st, x, held, kept, mlen);
-  mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq};
+  mpb_waitdesc d = {x->fname, -1, x->c->id, x->seq, NULL};
   v.d = &d;
   if (!votes_in(st, &v))
     mpb_wait_described(L, st, a->sigint_in == NOTED_SIGINT ? votes_in_noted

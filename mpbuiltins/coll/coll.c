@@ -181,7 +181,7 @@ static mpb_msg *take_any(lua_State *L, mpb_coll *x, int r) {
     if (x->c->ranks[r] == st->rank || x->c->size == 1)
       luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from itself is "
                  "queued", x->fname, st->rank, st->size);
-    mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq};
+    mpb_waitdesc d = {x->fname, x->c->ranks[r], x->c->id, x->seq, NULL};
     mpb_wait_described(L, st, coll_ready, &a, &d);
   }
   if (a.bad && !mpb_comm_peek(st, x->c, MPB_CH_COLL, r, 0)) {

@@ -69,7 +69,7 @@ static int Ssend(lua_State *L) {
                  "rank matches its synchronous send to itself", st->rank, st->size);
     char what[48]; /* the wait's peer is a source: the destination goes in the words */
     snprintf(what, sizeof what, "mpi.Ssend(dest %d, tag %d)", dest, tag);
-    mpb_waitdesc d = {what, -1, c->id, 0};
+    mpb_waitdesc d = {what, -1, c->id, 0, NULL};
     mpb_mpi_wait(L, M, ready_ack, &a, &d);
   }
   mpb_mpi_flush(L, M);
@@ -117,7 +117,7 @@ static mpb_msg *recv_msg(lua_State *L, mpb_mpi *M, const mpb_comm *c, int src, i
       never(L, st, c, src, fname);
       char what[48];
       mpb_mpi_describe(what, sizeof what, fname, src, tag);
-      mpb_waitdesc d = {what, src >= 0 ? c->ranks[src] : -1, c->id, 0};
+      mpb_waitdesc d = {what, src >= 0 ? c->ranks[src] : -1, c->id, 0, NULL};
       mpb_mpi_wait(L, M, ready_recv, &w, &d);
     }
   }
@@ -232,7 +232,7 @@ static int probe(lua_State *L, int block, const char *fname) {
     never(L, st, c, src, fname);
     char what[48];
     mpb_mpi_describe(what, sizeof what, fname, src, tag);
-    mpb_waitdesc d = {what, src >= 0 ? c->ranks[src] : -1, c->id, 0};
+    mpb_waitdesc d = {what, src >= 0 ? c->ranks[src] : -1, c->id, 0, NULL};
     mpb_mpi_wait(L, M, ready_probe, &p, &d);
   }
   mpb_mpi_flush(L, M);

@@ -245,7 +245,7 @@ static void wait_reqs(lua_State *L, reqs *a, mpb_ready ready, const char *fname,
   else snprintf(what, sizeof what, "%s(%d requests)", fname, pending);
   int peer = pending == 1 && one->kind == MPB_RQ_RECV && one->peer >= 0
                  ? one->c->ranks[one->peer] : -1;
-  mpb_waitdesc d = {what, peer, seq ? one->c->id : 0, seq};
+  mpb_waitdesc d = {what, peer, seq ? one->c->id : 0, seq, NULL};
   mpb_mpi_wait(L, a->M, ready, a, recv ? &d : NULL); /* a plain send, RMA, I/O complete by themselves */
 }
 

@@ -142,7 +142,7 @@ void mpb_mpi_sched_gather(lua_State *L, mpb_mpi *M, const mpb_comm *c, int tag,
   gather g = {M, c, tag, 0, (uint32_t)(splitmix(&x) >> 32), 0};
   char what[48];
   mpb_mpi_describe(what, sizeof what, fname, MPB_MPI_ANY_SOURCE, tag);
-  mpb_waitdesc d = {what, -1, c->id, 0};
+  mpb_waitdesc d = {what, -1, c->id, 0, NULL};
   mpb_mpi_wait(L, M, some, &g, &d);
   g.since = mpb_now();
   if (enough(M->st, &g)) return;

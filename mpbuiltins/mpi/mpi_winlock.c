@@ -154,6 +154,7 @@ static int arrived(mpb_state *st, mpb_msg *m) {
 void mpb_winlock_open(mpb_state *st, mpb_wins *ws) {
   ws->next_hook = st->on_arrival;
   st->on_arrival = arrived;
+  st->arrival_chans |= 1u << MPB_CH_RMA;
 }
 
 /* ------------------------------------------------------ the origin */
@@ -188,7 +189,7 @@ static void acquire(lua_State *L, mpb_state *st, mpb_win *w, int r, int kind, in
                kind == MPB_EXCLUSIVE ? "exclusive" : "shared");
     else
       snprintf(desc, sizeof desc, "mpi.Win_lock_all");
-    mpb_waitdesc d = {desc, -1, 0, 0};
+    mpb_waitdesc d = {desc, -1, 0, 0, NULL};
     mpb_wait_described(L, st, granted, &x, &d);
   }
   for (int t = lo; t <= hi; t++) w->granted[t] = 0, w->lock[t] = kind, w->nlocks++;

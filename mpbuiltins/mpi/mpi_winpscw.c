@@ -122,7 +122,7 @@ static void take(mpb_win *w, const int *in, int *got) {
 
 static void wait_all(lua_State *L, mpb_state *st, mpb_win *w, const int *in, const int *got,
                      const char *fname) {
-  arrivals x = {w, in, got, fname, "", {NULL, -1, 0, 0}};
+  arrivals x = {w, in, got, fname, "", {NULL, -1, 0, 0, NULL}};
   x.d.op = x.desc;
   if (!all_came(st, &x)) mpb_wait_described(L, st, all_came, &x, &x.d);
 }
@@ -205,7 +205,7 @@ static int Wait(lua_State *L) {
 static int Test(lua_State *L) {
   MPB_WIN_ENTER("mpi.Win_test");
   exposed(L, st, w, fname);
-  arrivals x = {w, w->exposed, w->completes, fname, "", {NULL, -1, 0, 0}};
+  arrivals x = {w, w->exposed, w->completes, fname, "", {NULL, -1, 0, 0, NULL}};
   int done = all_came(st, &x) || (mpb_poll(st), all_came(st, &x));
   if (!done) mpb_check_abort(L, st);
   else expose_end(L, st, w, fname);

@@ -138,13 +138,7 @@ void mpb_comm_pushworld(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, WORLD_KEY);
 }
 
-/* ------------------------------------------------------ sending, taking */
-void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
-                   struct mpb_wbuf *b, int last, uint64_t ids[2]) {
-  mpb_uhdr h = {0, c->id, 0, 0, 0};
-  mpb_send(L, st, c->ranks[r], chan, b, last, &h, ids);
-}
-
+/* -------------------------------------------------------------- taking */
 /* First message of comm id in q (of the current task). */
 static mpb_msg *scan(mpb_state *st, mpb_queue *q, uint32_t id) {
   for (mpb_msg *m = q->head; m; m = m->next) {
@@ -180,36 +174,51 @@ static mpb_msg *find_any(mpb_state *st, const mpb_comm *c, int chan) {
   return gave_up ? by_member(st, c, chan) : m;
 }
 
+/* m, out of the mailbox, is taken by a receive on chan. */
+static mpb_msg *taken(mpb_state *st, mpb_msg *m, int chan) {
+  mpb_trace_taken(st, m);
+  if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+  return m;
+}
+
 mpb_msg *mpb_comm_find(mpb_state *st, const mpb_comm *c, int chan, int src, int take) {
   mpb_msg *m = src < 0 ? find_any(st, c, chan)
                       : scan(st, mpb_inbox(st, chan, c->ranks[src]), c->id);
   if (m && take) {
     mpb_inbox_take(st, m);
-    mpb_trace_taken(st, m);
-    if (chan == MPB_CH_USER || chan == MPB_CH_CUSER || chan == MPB_CH_COLL) st->user_taken++;
+    taken(st, m, chan);
   }
   return m;
 }
 
-typedef struct { const mpb_comm *c; int chan, src; } want;
+typedef struct { const mpb_comm *c; int chan, src; const mpb_want *got; } want;
 
 static int have(mpb_state *st, void *ud) {
   want *w = ud;
-  return mpb_comm_peek(st, w->c, w->chan, w->src, 0) != NULL;
+  return (w->got && w->got->got) || mpb_comm_peek(st, w->c, w->chan, w->src, 0) != NULL;
 }
 
 mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan, int src,
                        const char *fname) {
   mpb_msg *m = mpb_comm_peek(st, c, chan, src, 1);
   if (m) return m;
-  mpb_poll_ctl(st, 0); /* user messages only: the wait looks at the control channel */
-  if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
+  /* From one sender, none queued: the message is handed over as it arrives
+  ** (chan/mailbox.h). User messages only: the wait looks at the control
+  ** channel. */
+  mpb_want got = {chan, src >= 0 ? c->ranks[src] : -1, c->id, NULL};
+  if (src >= 0) {
+    if ((m = mpb_poll_for(st, &got))) return taken(st, m, chan);
+  } else {
+    mpb_poll_ctl(st, 0);
+    if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
+  }
   if ((src >= 0 && c->ranks[src] == st->rank) || c->size == 1)
     luaL_error(L, "mp.%s: " MPB_RANKFMT " would wait forever: no message from %s is queued",
                fname, st->rank, st->size, src < 0 ? "any rank" : "itself");
-  want w = {c, chan, src};
-  mpb_waitdesc d = {fname, src >= 0 ? c->ranks[src] : -1, c->id, 0};
+  want w = {c, chan, src, src >= 0 ? &got : NULL};
+  mpb_waitdesc d = {fname, got.src, c->id, 0, w.got ? &got : NULL};
   mpb_wait_described(L, st, have, &w, &d);
+  if (got.got) return taken(st, got.got, chan);
   return mpb_comm_peek(st, c, chan, src, 1);
 }
 

@@ -142,7 +142,7 @@ static int probe(lua_State *L) {
     if (st->size == 1)
       luaL_error(L, "mp.probe: " MPB_RANKFMT " would wait forever: nothing can arrive", st->rank,
                  st->size);
-    mpb_waitdesc d = {"probe", -1, 0, 0};
+    mpb_waitdesc d = {"probe", -1, 0, 0, NULL};
     if (mode == 1) mpb_wait_described(L, st, any_queued, NULL, &d);
     else mpb_wait_described(L, st, new_arrival, &since, &d);
   }

@@ -159,8 +159,11 @@ int mpb_comm_mpi(mpb_state *st, const mpb_comm *c, MPI_Comm *out, int *own);
 
 /* Send the message in b to comm rank r on chan (last: the buffer may be
 ** taken); ids as mpb_send's. */
-void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
-                   struct mpb_wbuf *b, int last, uint64_t ids[2]);
+static inline void mpb_comm_send(lua_State *L, mpb_state *st, const mpb_comm *c, int r, int chan,
+                                 struct mpb_wbuf *b, int last, uint64_t ids[2]) {
+  mpb_uhdr h = {0, c->id, 0, 0, 0};
+  mpb_send(L, st, c->ranks[r], chan, b, last, &h, ids);
+}
 /* The oldest queued message of c on chan from comm rank src (-1: any), or
 ** NULL; taken out of its inbox when take. Inline for the spin's case (an
 ** empty inbox), which a wait for one sender meets on every poll. */

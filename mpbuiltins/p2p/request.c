@@ -50,11 +50,15 @@ typedef struct mpb_req {
 static const char *const state_names[] = {"pending", "complete", "used"};
 
 /* ---------------------------------------------------------- posted list */
+/* The channels whose arrivals req_arrived looks at while irecvs are posted. */
+#define POSTED_CHANS ((1u << MPB_CH_USER) | (1u << MPB_CH_CUSER))
+
 static void post(mpb_state *st, mpb_req *r) {
   mpb_req *h = mpb_p2p_of(st)->posted;
   if (!h) {
     r->prev = r->next = r;
     mpb_p2p_of(st)->posted = r;
+    st->arrival_chans |= POSTED_CHANS;
   } else { /* append: h->prev is the tail */
     r->prev = h->prev;
     r->next = h;
@@ -68,6 +72,7 @@ static void unpost(mpb_state *st, mpb_req *r) {
   if (!r->posted) return;
   if (r->next == r) {
     mpb_p2p_of(st)->posted = NULL;
+    st->arrival_chans &= ~POSTED_CHANS;
   } else {
     r->prev->next = r->next;
     r->next->prev = r->prev;
@@ -263,7 +268,7 @@ static int r_wait(lua_State *L) {
     mpb_poll(st);
     if (!req_done(st, r)) {
       if (forever(st, r)) no_forever(L, st, "wait");
-      mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0};
+      mpb_waitdesc d = {"wait", r->kind == R_RECV ? r->src : -1, r->comm, 0, NULL};
       if (r->kind == R_RECV) mpb_wait_described(L, st, ready1, r, &d);
       else mpb_wait(L, st, ready1, r, 0); /* a send completes by itself */
     }
@@ -337,7 +342,7 @@ static int waitall(lua_State *L) {
     if (!all_done(st, &a)) {
       for (lua_Integer i = a.i; i < a.n; i++)
         if (forever(st, a.v[i])) no_forever(L, st, "waitall");
-      mpb_waitdesc d = {"waitall", -1, 0, 0};
+      mpb_waitdesc d = {"waitall", -1, 0, 0, NULL};
       mpb_wait_described(L, st, all_done, &a, &d);
     }
   }
@@ -381,7 +386,7 @@ static int waitany(lua_State *L) {
     mpb_poll(st);
     if (!any_done(st, &a)) {
       if (stuck == active) no_forever(L, st, "waitany");
-      mpb_waitdesc d = {"waitany", -1, 0, 0};
+      mpb_waitdesc d = {"waitany", -1, 0, 0, NULL};
       mpb_wait_described(L, st, any_done, &a, &d);
     }
   }

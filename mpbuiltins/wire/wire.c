@@ -93,7 +93,7 @@ mpb_wbuf *mpb_wbuf_check(lua_State *L, int idx) {
 }
 
 /* Out of line: the inline fast path in mpb_wbuf_reserve stays small. */
-static char *grow(mpb_wbuf *b, size_t n) {
+char *mpb_wbuf_grow(mpb_wbuf *b, size_t n) {
   if (n > SIZE_MAX / 2 - b->len) return NULL;
   size_t cap = b->cap ? b->cap : 256;
   while (cap - b->len < n) cap *= 2;
@@ -102,11 +102,6 @@ static char *grow(mpb_wbuf *b, size_t n) {
   b->data = p;
   b->cap = cap;
   return p + b->len;
-}
-
-char *mpb_wbuf_reserve(mpb_wbuf *b, size_t n) {
-  if (b->cap - b->len >= n && b->data) return b->data + b->len;
-  return grow(b, n);
 }
 
 void mpb_wbuf_flatten(const mpb_wbuf *b, char *dst) {

@@ -42,7 +42,11 @@ void mpb_wbuf_release(mpb_wbuf *b);
 mpb_wbuf *mpb_wbuf_check(lua_State *L, int idx);
 /* Make room for n more bytes; returns a pointer to the free space at data+len
 ** (the caller advances len), or NULL when out of memory. */
-char *mpb_wbuf_reserve(mpb_wbuf *b, size_t n);
+char *mpb_wbuf_grow(mpb_wbuf *b, size_t n);
+static inline char *mpb_wbuf_reserve(mpb_wbuf *b, size_t n) {
+  if (b->cap - b->len >= n && b->data) return b->data + b->len;
+  return mpb_wbuf_grow(b, n);
+}
 /* Take ownership of the bytes out of b (b becomes empty); the caller frees
 ** the result with free(). */
 char *mpb_wbuf_steal(mpb_wbuf *b, size_t *len);
