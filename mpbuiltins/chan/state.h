@@ -126,6 +126,7 @@ typedef struct mpb_state {
   int faulted;       /* this rank raised an error in the current task */
   int exit_seen;     /* rank 0's exit notice has been sent (rank 0) or has come */
   int closing;       /* workers: the program has ended; tasks fail (module.c) */
+  int in_loop;       /* workers: in the idle loop (not running a program of their own) */
   int phase;         /* MPB_PHASE_* */
   mpb_waiting waiting;
   uint32_t pauses, go; /* pauses begun here; the last one rank 0 let go (tasks/where.c) */

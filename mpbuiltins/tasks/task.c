@@ -462,6 +462,7 @@ static int idle_ready(mpb_state *st, void *ud) {
 }
 
 int mpb_worker_loop(lua_State *L, mpb_state *st) {
+  st->in_loop = 1;
   for (;;) {
     mpb_wait(L, st, idle_ready, NULL, MPB_WAIT_NOABORT | MPB_WAIT_CTL);
     if (st->aborting) { /* a late ABORT for a task this rank had finished */
@@ -472,6 +473,7 @@ int mpb_worker_loop(lua_State *L, mpb_state *st) {
     mpb_chdr h;
     memcpy(&h, m->buf, sizeof h);
     if (h.kind == MPB_CTL_EXIT) {
+      st->in_loop = 0;
       st->exit_seen = 1;
       mpb_msg_free(m);
       send_children(st, MPB_CTL_EXIT, h.arg, 0, NULL, 0);

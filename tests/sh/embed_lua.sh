@@ -39,12 +39,12 @@ if [ "$N" -gt 1 ]; then
   ! grep -q "WARN\|not matched" err || fail "a task for ended workers: a warning at exit"
 fi
 
-# os.exit(n) on rank 0 ends every rank with n, as the mplua program's does:
-# at the top level, typed at lua's prompt, in a finalizer at the end (lua's
-# own os.exit left the workers waiting and MPI unfinalized: hydra reported a
-# BAD TERMINATION with status 9, at 3 ranks and more most runs), without the
-# idiom, and with `true` (the state closed first). Two runs each: the
-# launcher's view of rank 0's end is a race.
+# os.exit(n) on rank 0 ends every rank with n, as the mplua program's does
+# (lua's own would leave the workers waiting and MPI unfinalized): at the top
+# level, typed at lua's prompt, in a finalizer at the end, without the idiom,
+# and with `true` (the state closed first). Without the idiom every rank runs
+# the whole program, and os.exit on a worker ends it as its end would. Two runs
+# each: the launcher's view of rank 0's end is a race.
 # exits WHAT CODE LUA-ARGS...: every run exits with CODE, nothing on stdout
 # but the program's, no launcher report
 exits() {
@@ -65,13 +65,14 @@ exits "os.exit(3) after mp.serve()" 3 -e "$serve os.exit(3)"
 exits "os.exit(3, true) after mp.serve()" 3 -e "$serve os.exit(3, true)"
 exits "os.exit(3) in a finalizer at the end" 3 -e "$serve setmetatable({}, {__gc = function() os.exit(3) end})"
 exits "os.exit(3) without mp.serve()" 3 -l mp -e 'if mp.rank == 0 then os.exit(3) end'
+exits "os.exit(3) on every rank without mp.serve()" 3 -l mp -e 'os.exit(3)'
+exits "os.exit(0) on the workers without mp.serve()" 0 -l mp -e 'if mp.rank > 0 then os.exit(0) end'
 printf 'mp.exec(function() return 1 end)\nos.exit(3)\n' >in
 exits "os.exit(3) at the prompt of -l mp.auto" 3 -l mp.auto -i
 : >in
 
 # a finalizer of an object older than `mp` runs after the runtime has
-# stopped (MPI finalized): a task it starts fails clearly (MPICH refused the
-# MPI call after MPI_Finalize and the program exited with 1)
+# stopped (MPI finalized): a task it starts fails clearly, without an MPI call
 "$MPIEXEC" -n "$N" lua5.4 -e 'KEEP = setmetatable({}, {__gc = function()
     if mp.rank == 0 then print(pcall(mp.exec, function() return 1 end)) end end})' \
   -l mp -e 'if mp.rank > 0 then return mp.serve() end' >out 2>err ||
