@@ -35,9 +35,10 @@ static const mpb_fft_backend *backend(lua_State *L) {
   lua_pushliteral(L, "mplua.fftw");
   if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
     const char *why = lua_tostring(L, -1);
-    mpb_lay_argerror(L, 0, FN, "no local FFT library: the FFTW plug-in (module mplua.fftw, "
-                     "built when libfftw3-dev is installed) cannot be loaded: %s",
-                     why ? why : "?");
+    mpb_lay_argerror(L, 0, FN, "no local FFT library: mp.fft needs its FFTW plug-in, the module "
+                     "mplua.fftw (Debian packages: install lua-mplua-fftw; a rock or a source "
+                     "build: install FFTW 3's headers, libfftw3-dev, and build again), which did "
+                     "not load: %s", why ? why : "?");
   }
   lua_pop(L, 1);
   lua_getfield(L, LUA_REGISTRYINDEX, MPB_FFT_BACKEND_KEY);

@@ -37,13 +37,19 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_DEBUGINFO_PACKAGE ON)
 # libmplua.so.0 is found in the build (it is in no installed package yet)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${CMAKE_CURRENT_BINARY_DIR}/lib)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 set(_same "(= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
 
 set(CPACK_DEBIAN_LIB_PACKAGE_NAME libmplua${PROJECT_VERSION_MAJOR})
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/scripts/debian/triggers)
+# The shlibs file (which package provides a SONAME, for other packages'
+# dpkg-shlibdeps) belongs to libmplua0 alone. CPack's GENERATE_SHLIBS applies
+# to every package and wants a SONAME on each shared object, and mp.fft's
+# plug-in, which only dlopen loads and nothing links, rightly has none.
+set(_shlibs ${MPLUA_GEN}/debian/shlibs)
+file(WRITE ${_shlibs} "libmplua ${PROJECT_VERSION_MAJOR} ${CPACK_DEBIAN_LIB_PACKAGE_NAME} \
+(>= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})\n")
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/scripts/debian/triggers ${_shlibs})
+unset(_shlibs)
 set(CPACK_COMPONENT_LIB_DESCRIPTION "Message Passing Lua: the shared library
 mplua runs Lua 5.4 on every rank of an MPI job, with message passing (mp)
 and automatic differentiation (ad). This package holds libmplua, the

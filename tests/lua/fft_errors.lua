@@ -17,8 +17,12 @@ mp.exec(function(fails)
   local reg = debug.getregistry()
   local saved = reg["mplua.fft_backend"]
   reg["mplua.fft_backend"] = nil
-  fails("mp.fft: [rank " .. mp.rank .. "/" .. n .. "] no local FFT library", mp.fft,
-        mp.layout("c128[x=4, y=4@1]", {balanced = true}))
+  -- what the user of each install does about it, then why require failed
+  fails("mp.fft: [rank " .. mp.rank .. "/" .. n .. "] no local FFT library: mp.fft needs its "
+        .. "FFTW plug-in, the module mplua.fftw (Debian packages: install lua-mplua-fftw; a rock "
+        .. "or a source build: install FFTW 3's headers, libfftw3-dev, and build again), which "
+        .. "did not load: ", mp.fft, mp.layout("c128[x=4, y=4@1]", {balanced = true}))
+  fails("not built here", mp.fft, mp.layout("c128[x=4, y=4@1]", {balanced = true}))
   package.preload["mplua.fftw"] = nil
   reg["mplua.fft_backend"] = saved
   local lay = mp.layout("c128[x=6, y=4@1, z=5]", {balanced = true})

@@ -8,15 +8,19 @@
 # program, its man page, the examples); every file under /usr, owned by
 # root, a copyright file and a changelog in each, man pages that `man`
 # renders without a warning, no run path, binaries stripped (their symbols
-# in -dbgsym packages), a shlibs file for the library, dependencies on
-# run-time packages only
+# in -dbgsym packages), a shlibs file for the library and none for mp.fft's
+# plug-in (loaded by dlopen: no SONAME), cpack without a warning,
+# dependencies on run-time packages only
 # (each one a real package of this system) and between them on the same
-# version. The packages are extracted into a root (dpkg -x: installing them
-# system-wide would shadow the build under test for everything else on this
-# machine) and run from there: the front end (mplua -n N), a stock lua5.4 with
-# require "mp" at N ranks and require "mplua.optim", and the man page's C host
-# built with pkg-config mplua. Exit 77 (skipped) off Debian (no dpkg-deb,
-# dpkg-shlibdeps or cpack).
+# version. The packages are installed with dpkg -i into a root of their own
+# (--root: installing them system-wide would shadow the build under test for
+# everything else on this machine) whose database holds this system's
+# entries for the packages they depend on, and run from there: the front end
+# (mplua -n N), a stock lua5.4 with require "mp" at N ranks and require
+# "mplua.optim", and the man page's C host built with pkg-config mplua; with
+# FFTW, mp.fft says to install lua-mplua-fftw until it is installed, then
+# transforms. Exit 77 (skipped) off Debian (no dpkg-deb, dpkg-shlibdeps or
+# cpack).
 set -eu
 N=${1:?usage: $0 RANKS}
 . "$(dirname "$0")/lib/common.bash"
@@ -37,6 +41,7 @@ grep -qiE 'tmux|chromium' b/CMakeCache.txt && fail "BUILD_TESTING=OFF looks for 
 cmake --build b -j2 >>log 2>&1 || built_fail "build" log
 (cd b && cpack -G DEB -B "$tmp/pkg") >cpack.log 2>&1 || built_fail "cpack" cpack.log
 ls pkg/*.deb >/dev/null 2>&1 || fail "no .deb made: $(ls pkg)"
+! grep -i -A3 warning cpack.log >&2 || fail "cpack warns"
 
 ver=$(sed -n 's/^#define MPLUA_RELEASE "mplua \(.*\)"$/\1/p' b/gen/include/mplua.h)
 same="(= $ver-1)"
@@ -88,6 +93,9 @@ if pkg-config --exists fftw3 fftw3f; then
     fail "lua-mplua-fftw does not depend on lua-mplua $same"
   dpkg-deb -f "$(deb lua-mplua-fftw)" Depends | grep -q "libfftw3-double3" ||
     fail "lua-mplua-fftw does not depend on libfftw3-double3 (shlibdeps)"
+  dpkg-deb --ctrl-tarfile "$(deb lua-mplua-fftw)" | tar -tf - | grep -q '^\./shlibs$' &&
+    fail "lua-mplua-fftw has a shlibs file (nothing links the plug-in)"
+  dpkg-deb -f "$(deb lua-mplua-fftw)" Depends >lua-mplua-fftw.depends
 fi
 
 # the packages made are the ones interp/README.md's table lists
@@ -120,11 +128,32 @@ for p in libmplua0 libmplua-dev lua-mplua mplua; do
       { echo "FAIL ($N): $p depends on $d, which is not installed here" >&2; exit 1; }
   done
 done
-dpkg-deb --ctrl-tarfile "$(deb libmplua0)" | tar -tf - | grep -q '^\./shlibs$' || fail "libmplua0 has no shlibs file"
+shlibs=$(dpkg-deb --ctrl-tarfile "$(deb libmplua0)" | tar -xOf - ./shlibs) || fail "libmplua0 has no shlibs file"
+[ "$shlibs" = "libmplua 0 libmplua0 (>= $ver-1)" ] || fail "libmplua0's shlibs file: '$shlibs'"
 
-# extracted into a root
+# installed into a root: its dpkg database has this system's entries for
+# the packages ours depend on (dpkg checks them); the maintainer scripts
+# (libmplua0's ldconfig) run outside it, as --root has no shell to run them in
 R=$PWD/root
-for p in libmplua0 libmplua-dev lua-mplua mplua; do dpkg-deb -x "$(deb "$p")" "$R"; done
+db=$R/var/lib/dpkg
+mkdir -p "$db/info" "$db/updates" "$db/triggers"
+: >"$db/available"
+cat ./*.depends | tr ',|' '\n\n' | sed 's/^ *//; s/ .*//' | grep -v '^$' | sort -u | while read -r d; do
+  case $d in libmplua0 | lua-mplua) continue ;; esac
+  dpkg-query -s "$d" 2>/dev/null || continue # an alternative not installed
+  echo
+  : >"$db/info/$(dpkg-query -W -f='${binary:Package}' "$d").list"
+done >"$db/status"
+install_debs() {
+  dpkg --root="$R" --force-script-chrootless -i "$@" >dpkg.log 2>&1 || { cat dpkg.log >&2; fail "dpkg -i $*"; }
+  ! grep -i warning dpkg.log >&2 || fail "dpkg -i $*: warnings"
+}
+install_debs $(for p in libmplua0 libmplua-dev lua-mplua mplua; do deb "$p"; done)
+for p in libmplua0 libmplua-dev lua-mplua mplua; do
+  [ "$(dpkg-query --root="$R" -W -f='${Status}' "$p")" = "install ok installed" ] || fail "dpkg -i: $p is not installed"
+done
+objdump -p "$R/$lib/libmplua.so.$ver" | grep -q 'SONAME *libmplua\.so\.0$' ||
+  fail "libmplua.so.$ver: no SONAME libmplua.so.0"
 readelf -d "$R/usr/bin/mplua" | grep -qE 'R(UN)?PATH' && fail "/usr/bin/mplua has a run path: $(readelf -d "$R/usr/bin/mplua" | grep PATH)"
 for f in usr/bin/mplua "$lib/libmplua.so.$ver"; do # the symbols are in <package>-dbgsym
   readelf -S "$R/$f" | grep -q '\.debug_info' && fail "/$f is not stripped"
@@ -160,6 +189,24 @@ out=$(MPLUA_DISABLED=1 lua5.4 -e '
   print(x[1], info.status)' 2>&1) || fail "lua5.4 require \"mplua.optim\": $out"
 [ "$out" = "3.0	converged" ] || fail "mplua.optim: '$out'"
 
+# mp.fft without lua-mplua-fftw names the package; with it, transforms
+if pkg-config --exists fftw3 fftw3f; then
+  fft='print(mp.exec(function()
+    local lay = mp.layout("c128[x=8, y=8@1]")
+    return mp.allreduce(mp.fft(lay):forward(lay:alloc():fill(1))[1].re, "max")
+  end))'
+  status=0
+  MPLUA_LAUNCHER="$MPIEXEC -n" "$R/usr/bin/mplua" -n "$N" -e "$fft" >out 2>err || status=$?
+  [ "$status" = 1 ] && cat out err | grep -qF "mp.fft: [rank 0/$N] no local FFT library: mp.fft needs its FFTW plug-in, the module mplua.fftw (Debian packages: install lua-mplua-fftw;" ||
+    { cat out err >&2; fail "mp.fft without lua-mplua-fftw: status $status (want 1)"; }
+  install_debs "$(deb lua-mplua-fftw)"
+  so=$R/$lib/lua/5.4/mplua/fftw.so
+  [ -f "$so" ] || fail "lua-mplua-fftw installed no /$lib/lua/5.4/mplua/fftw.so"
+  objdump -p "$so" | grep -q SONAME && fail "fftw.so has a SONAME (a plug-in only dlopen loads)"
+  out=$(MPLUA_LAUNCHER="$MPIEXEC -n" "$R/usr/bin/mplua" -n "$N" -e "$fft" 2>&1) || fail "mp.fft with lua-mplua-fftw: $out"
+  [ "$out" = "64.0" ] || fail "mp.fft with lua-mplua-fftw: '$out'"
+fi
+
 # the C host of mplua(3)'s EXAMPLE, built with pkg-config
 zcat "$R/usr/share/man/man3/mplua.3.gz" |
   sed -n '/^\.SH EXAMPLE/,/^\.fi/p' | sed '1,2d; $d; s/\\-/-/g; s/\\e/\\/g' >host.c
@@ -168,4 +215,4 @@ export PKG_CONFIG_PATH="$R/$lib/pkgconfig"
 mpicc host.c $(pkg-config --cflags --libs mplua) -o host 2>cc.err || { cat cc.err >&2; fail "the host does not build with pkg-config mplua"; }
 out=$("$MPIEXEC" -n "$N" ./host) || fail "the host: exit status $?"
 [ "$out" = "$N" ] || fail "the host printed '$out'"
-echo "ok ($N): $(cd pkg && ls *.deb | tr '\n' ' ')run from the extracted root"
+echo "ok ($N): $(cd pkg && ls *.deb | tr '\n' ' ')installed into a root and run from there"

@@ -23,7 +23,7 @@ sed -n '/^\(build\|tests\)=(/,/)/p' "$setup" | sed 's/^[a-z]*=(//; s/)//' | tr '
 # notebook's clients; the packaging tests (cpack -G DEB runs `file` on every
 # file it packs, and dpkg-shlibdeps); the exports' checks
 progs="cmake cpack ctest gcc g++ mpicc mpicxx mpiexec pkg-config lua5.4 luarocks tmux pgrep ip
-clang chromium jupyter jupyter-nbconvert dpkg-shlibdeps file man readelf nm python3"
+clang chromium jupyter jupyter-nbconvert dpkg-shlibdeps file man readelf nm objdump python3"
 # Python modules the tests import (tests/jupyter, tests/sh/*.sh)
 mods="numpy jupyter_client nbclient nbformat zmq"
 # each one's file, and its other names under merged /usr (/bin, /sbin)
