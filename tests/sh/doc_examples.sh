@@ -1,4 +1,4 @@
-# ranks: nompi 2 4 8 16  sanitize: nompi 2
+# ranks: nompi 2 4 8 16  quick: nompi 2  sanitize: nompi 2
 # SPDX-License-Identifier: MIT
 # Every Lua example of README.md and of the reference files (*/README.md,
 # mpbuiltins/wire/FORMAT.md, ...) runs as shown: ```lua blocks as scripts on rank 0,

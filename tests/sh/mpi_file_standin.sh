@@ -1,4 +1,4 @@
-# ranks: 2 3
+# ranks: 2 3  quick: 2
 # SPDX-License-Identifier: MIT
 # A collective file I/O whose start fails on one rank, and whose stand-in
 # (the same call on no elements, which the other members' parts wait for)

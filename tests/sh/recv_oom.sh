@@ -1,4 +1,4 @@
-# ranks: 2 3 4  sanitize: 3
+# ranks: 2 3 4  quick: 3  sanitize: 3
 # SPDX-License-Identifier: MIT
 # A rank short of memory receiving large messages: the last rank limits its
 # own address space (prlimit on itself, once the job runs) to what it uses
