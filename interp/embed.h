@@ -33,8 +33,5 @@ void host_note_served(lua_State *L);
 /* mplua.c: os.exit on rank 0: a running task stops, every rank ends with the
 ** status (workers through the exit notice); `true` closes the state first. */
 int host_leader_exit(lua_State *L);
-/* mplua.c: end this process with status after stopping the runtime (MPI
-** finalized, even where the host started it). */
-void host_end_process(lua_State *L, int status);
 
 #endif

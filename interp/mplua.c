@@ -87,25 +87,6 @@ const char *mplua_errmsg(lua_State *L, int idx) {
   return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
 }
 
-/* The end of this process. A job that spans hosts skips MPI_Finalize where
-** it can hang closing connections (MPICH before 4.2 with UCX: chan/leave.c),
-** so every rank completes its sends, meets the others in a last barrier,
-** and leaves with _exit. Elsewhere, and on one host, MPI_Finalize runs.
-** close: lua_close (finalizers run), else only the runtime stops. */
-static void end_process(lua_State *L, int status, int close) {
-  mpb_state *st = mpb_get(L);
-  int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st) && mpb_finalize_may_hang();
-  st->no_finalize = fast;
-  st->ends_process = 1;
-  if (close) lua_close(L); /* the runtime's own finalizer stops it */
-  else mpb_stop(L);
-  fflush(NULL);
-  if (fast) _exit(status);
-  exit(status);
-}
-
-void host_end_process(lua_State *L, int status) { end_process(L, status, 0); }
-
 /* os.exit on rank 0 ends every rank: stop a running task, tell the workers.
 ** Also a stock lua5.4's os.exit once `mp` has started the runtime there
 ** (module.c): lua's own would leave the workers waiting and MPI running. */
@@ -127,7 +108,7 @@ int host_leader_exit(lua_State *L) {
     signal(SIGINT, SIG_IGN); /* the runtime's handler would touch the closed state */
     signal(SIGUSR1, SIG_IGN);
   }
-  end_process(L, status, close);
+  mpb_end_process(L, status, close);
   return 0;
 }
 
@@ -172,7 +153,7 @@ static void batch_fault(lua_State *L, void *ud) {
   (void)ud;
   message(L, mplua_errmsg(L, -1));
   mpb_task_exit(mpb_get(L), 1);
-  end_process(L, 1, 0);
+  mpb_end_process(L, 1, 0);
 }
 
 /* os.exit in a host that keeps its process (MPLUA_OUT_EXIT). */
@@ -385,7 +366,7 @@ int mplua_close(lua_State *L, int status) {
   ** mplua_serve are back in its code */
   const policy *pol = get_policy(L);
   if (st->rank == 0 && !(pol && pol->served)) mpb_task_exit(st, status);
-  if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) end_process(L, status, 1);
+  if (st->use_mpi && st->own_mpi && !mpb_all_local(st)) mpb_end_process(L, status, 1);
   lua_close(L); /* the runtime's __gc finalizes MPI */
   return status;
 }

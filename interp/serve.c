@@ -268,7 +268,7 @@ int mplua_serve(lua_State *L, double timeout) {
       /* os.exit in a command ended rank 0's process: this one ends with it,
       ** as every rank does in the mplua program (the host's code after the
       ** step would wait for a rank that has gone) */
-      if (status != RELEASE) host_end_process(L, status);
+      if (status != RELEASE) mpb_end_process(L, status, 0);
       st->exit_seen = 0; /* a release, not the job's end */
       if (MPI_Barrier(ss->comm) != MPI_SUCCESS) return -1;
     }

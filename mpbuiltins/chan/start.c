@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chan/arrive.h"
 #include "chan/ctl.h"
@@ -213,4 +214,16 @@ void mpb_stop(lua_State *L) {
   ** (Lua registers no finalizer while closing) */
   if (st->wscratch) mpb_wbuf_release(st->wscratch);
   st->L = NULL;
+}
+
+void mpb_end_process(lua_State *L, int status, int close) {
+  mpb_state *st = mpb_get(L);
+  int fast = st->use_mpi && st->own_mpi && !mpb_all_local(st) && mpb_finalize_may_hang();
+  st->no_finalize = fast;
+  st->ends_process = 1;
+  if (close) lua_close(L);
+  else mpb_stop(L);
+  fflush(NULL);
+  if (fast) _exit(status);
+  exit(status);
 }

@@ -14,5 +14,10 @@
 mpb_state *mpb_start(lua_State *L, const mpb_opts *o, int *argc, char ***argv, char *err,
                      size_t errlen);
 void mpb_stop(lua_State *L);
+/* The end of this process with status (os.exit, the program's end): the
+** runtime stops, MPI finalized even where the host started it, or, across
+** hosts where MPI_Finalize can hang, a last barrier and _exit (leave.c).
+** close: lua_close first (finalizers run; the runtime's own stops it). */
+_Noreturn void mpb_end_process(lua_State *L, int status, int close);
 
 #endif

@@ -216,14 +216,6 @@ static int mp_abort(lua_State *L) {
   return luaL_error(L, "mp.abort: [rank %d/%d] %s", st->rank, st->size, msg);
 }
 
-/* The worker's process ends as lua's would, MPI finalized. */
-static void worker_end(lua_State *L, mpb_state *st, int status) {
-  st->ends_process = 1;
-  mpb_stop(L);
-  fflush(NULL);
-  exit(status);
-}
-
 /* os.exit on a worker inside a job would leave the others waiting forever:
 ** end the whole job instead, with a report. At the worker's end (a finalizer
 ** run after rank 0's exit notice came, or once the runtime has stopped) the
@@ -236,11 +228,11 @@ static int worker_exit(lua_State *L) {
   int status = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1)
                                    : (int)luaL_optinteger(L, 1, 0);
   fflush(stdout);
-  if (!st->in_task && (st->exit_seen || !st->L)) worker_end(L, st, status);
+  if (!st->in_task && (st->exit_seen || !st->L)) mpb_end_process(L, status, 0);
   if (!st->in_task && !st->in_loop) {
     st->closing = 1;
     mpb_worker_loop(L, st);
-    worker_end(L, st, status);
+    mpb_end_process(L, status, 0);
   }
   fprintf(stderr, "mplua: rank %d/%d called os.exit(%d) %s: ending the job\n", st->rank,
           st->size, status, st->in_task ? "in a task" : "while the job runs");
