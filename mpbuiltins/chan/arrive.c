@@ -510,9 +510,9 @@ int mpb_poll_ctl(mpb_state *st, int ctl) { return poll(st, ctl); }
 
 int mpb_poll(mpb_state *st) { return poll(st, 1); }
 
-mpb_msg *mpb_poll_for(mpb_state *st, mpb_want *w) {
+int mpb_poll_for(mpb_state *st, int ctl, mpb_want *w) {
   st->want = w; /* nothing in a poll raises: a failure ends the job or is noted */
-  poll(st, 0);
+  int events = poll(st, ctl);
   st->want = NULL;
-  return w->got;
+  return events;
 }

@@ -13,11 +13,11 @@
 int mpb_poll(mpb_state *st);
 /* The same, looking at the control channel only when ctl is non-zero. */
 int mpb_poll_ctl(mpb_state *st, int ctl);
-/* mpb_poll_ctl(st, 0) for a receive from one sender (mailbox.h): returns
-** w->got, the message w wants if it arrived in this poll, taken out of the
-** mailbox (the caller accounts for the taking), or NULL (the others are
-** queued as ever). */
-struct mpb_msg *mpb_poll_for(mpb_state *st, struct mpb_want *w);
+/* mpb_poll_ctl for a receive from one sender (mailbox.h; w NULL: none):
+** the message w wants, if it arrives in this poll, is handed over in
+** w->got, not queued (the caller accounts for the taking); the others are
+** queued as ever. st->want is w for this poll only. */
+int mpb_poll_for(mpb_state *st, int ctl, struct mpb_want *w);
 /* Run a collection (L; NULL: none) and post the parts of large messages
 ** that waited for one (st->gc_wanted): see arrive.c. */
 void mpb_arrivals_collect(lua_State *L, mpb_state *st);

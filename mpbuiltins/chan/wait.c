@@ -61,10 +61,7 @@ typedef struct { mpb_ready ready; void *ud; } look_arg;
 ** its message as it arrives (mailbox.h). Only for the poll itself, which
 ** raises nothing: st->want never outlives its receive. */
 static int wait_poll(mpb_state *st, int ctl) {
-  st->want = st->waiting.d ? st->waiting.d->want : NULL;
-  int ev = mpb_poll_ctl(st, ctl);
-  st->want = NULL;
-  return ev;
+  return mpb_poll_for(st, ctl, st->waiting.d ? st->waiting.d->want : NULL);
 }
 
 static int look_again(mpb_state *st, void *ud) {

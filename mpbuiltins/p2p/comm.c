@@ -207,7 +207,8 @@ mpb_msg *mpb_comm_take(lua_State *L, mpb_state *st, const mpb_comm *c, int chan,
   ** channel. */
   mpb_want got = {chan, src >= 0 ? c->ranks[src] : -1, c->id, NULL};
   if (src >= 0) {
-    if ((m = mpb_poll_for(st, &got))) return taken(st, m, chan);
+    mpb_poll_for(st, 0, &got);
+    if (got.got) return taken(st, got.got, chan);
   } else {
     mpb_poll_ctl(st, 0);
     if ((m = mpb_comm_peek(st, c, chan, src, 1))) return m;
